@@ -1,0 +1,114 @@
+"""Evaluates the policy in the real environments every N epochs and reports per-level success."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import lightning.pytorch as pl
+from lightning.pytorch.utilities import rank_zero_only
+
+from imaginebench.evaluation import LevelResult, evaluate_level, format_level_table
+from imaginebench.levels import LEVELS, resolve_level
+from imaginebench.storage import atomic_write_text
+
+
+class SuccessRateEvaluation(pl.Callback):
+    """Logs ``success_rate/<level>``, per-task success, return and length to the logger.
+
+    Runs on rank 0 only (evaluation needs no gradient sync); writes ``results.json`` in the
+    log directory after every evaluation, a success-per-epoch plot, and prints a per-level
+    table when training ends.
+    """
+
+    def __init__(
+        self,
+        levels: list[str] = list(LEVELS),
+        episodes_per_task: int = 20,
+        every_n_epochs: int = 1,
+        seed: int = 100_000,
+    ) -> None:
+        self.levels = [resolve_level(level) for level in levels]
+        self.episodes_per_task = episodes_per_task
+        self.every_n_epochs = every_n_epochs
+        self.seed = seed
+        self.history: list[dict] = []
+        self.latest: dict[str, LevelResult] = {}
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        last_epoch = trainer.max_epochs is not None and trainer.current_epoch + 1 >= trainer.max_epochs
+        if (trainer.current_epoch + 1) % self.every_n_epochs == 0 or last_epoch or trainer.should_stop:
+            self._evaluate(trainer, pl_module)
+
+    def on_validation_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not trainer.sanity_checking and trainer.state.fn != "fit":
+            self._evaluate(trainer, pl_module)
+
+    def on_test_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self._evaluate(trainer, pl_module)
+
+    @rank_zero_only
+    def _evaluate(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        data = trainer.datamodule
+        was_training = pl_module.training
+        pl_module.eval()
+        results = {
+            level: evaluate_level(
+                pl_module.act, data.env_id, level, self.episodes_per_task, self.seed,
+                device=pl_module.device, encoder=data.encoder, pooling=data.pooling,
+            )  # fmt: skip
+            for level in self.levels
+        }
+        pl_module.train(was_training)
+        self.latest = results
+        metrics = {}
+        for level, result in results.items():
+            metrics[f"success_rate/{level}"] = result.success_rate
+            metrics[f"return/{level}"] = result.mean_return
+            metrics[f"episode_length/{level}"] = result.mean_length
+            for task, task_result in result.per_task.items():
+                metrics[f"success_rate/{level}/{task}"] = task_result.success_rate
+        if trainer.logger is not None:
+            trainer.logger.log_metrics(metrics, step=trainer.global_step)
+        self.history.append({"epoch": trainer.current_epoch, "global_step": trainer.global_step, **{f"success_rate/{k}": v.success_rate for k, v in results.items()}})
+        self._write_results(trainer, pl_module)
+
+    def _log_dir(self, trainer: pl.Trainer) -> Path:
+        return Path(trainer.log_dir or trainer.default_root_dir)
+
+    def _write_results(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        data = trainer.datamodule
+        report = {
+            "env_id": data.env_id,
+            "algorithm": type(pl_module).__name__,
+            "epoch": trainer.current_epoch,
+            "global_step": trainer.global_step,
+            "episodes_per_task": self.episodes_per_task,
+            "seed": self.seed,
+            "levels": {level: result.to_dict() for level, result in self.latest.items()},
+            "history": self.history,
+        }
+        atomic_write_text(json.dumps(report, indent=2), self._log_dir(trainer) / "results.json")
+
+    @rank_zero_only
+    def on_fit_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not self.latest:
+            return
+        print(f"\nSuccess per level ({trainer.datamodule.env_id}, {type(pl_module).__name__}, epoch {trainer.current_epoch}):")
+        print(format_level_table(self.latest))
+        self._plot(trainer)
+
+    def _plot(self, trainer: pl.Trainer) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for level in self.levels:
+            ax.plot([h["global_step"] for h in self.history], [h[f"success_rate/{level}"] for h in self.history], marker="o", label=level)
+        ax.set(xlabel="gradient updates", ylabel="success rate", ylim=(-0.02, 1.02), title=trainer.datamodule.env_id)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(self._log_dir(trainer) / "success_rate.png", dpi=100)
+        plt.close(fig)

@@ -1,0 +1,21 @@
+"""The episode dataset format shared by real and imaginary data."""
+
+from imaginebench.datasets.episodes import (
+    SCHEMA_VERSION,
+    DatasetError,
+    EpisodeDataset,
+    concat_datasets,
+    load_episodes,
+    write_episodes,
+)
+from imaginebench.datasets.transitions import to_transitions
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "DatasetError",
+    "EpisodeDataset",
+    "concat_datasets",
+    "load_episodes",
+    "to_transitions",
+    "write_episodes",
+]

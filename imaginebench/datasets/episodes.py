@@ -1,0 +1,229 @@
+"""Episode datasets on disk: TensorDict memory-mapped tensors plus JSON metadata.
+
+Layout of a dataset directory (schema version 1)::
+
+    metadata.json        schema_version, env_id, level, source (real|imaginary), encoder_id,
+                         embedding_dim, state_dim, action_kind, num_actions|action_dim, tasks,
+                         counts, produced_by {command, config}, generator (imaginary data)
+    instructions.json    the instruction table: a list of texts, row i ↔ embedding row i
+    tensors/             TensorDict memmap: steps[N] (one row per environment step) and
+                         instruction_embeddings[K, embedding_dim]
+
+Per step: state, next_state, action, reward, terminated, truncated, success, episode_id, step,
+task_id (index into metadata.tasks) and instruction_id (row of the instruction table).
+Directories are written atomically and validated on load; errors name the file and field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from tensordict import TensorDict
+
+from imaginebench.storage import atomic_directory
+
+SCHEMA_VERSION = 1
+SOURCES = ("real", "imaginary")
+METADATA_FIELDS = (
+    "schema_version", "env_id", "level", "source", "encoder_id", "embedding_dim",
+    "state_dim", "action_kind", "tasks", "counts", "produced_by",
+)  # fmt: skip
+INDEX_FIELDS = ("episode_id", "step", "task_id", "instruction_id")
+FLAG_FIELDS = ("terminated", "truncated", "success")
+
+
+class DatasetError(ValueError):
+    """A dataset on disk is missing, malformed or inconsistent."""
+
+
+@dataclass
+class EpisodeDataset:
+    """An in-memory (or memory-mapped) episode dataset; see the module docstring for fields."""
+
+    steps: TensorDict
+    instruction_texts: list[str]
+    instruction_embeddings: torch.Tensor
+    metadata: dict[str, Any]
+    path: Path | None = field(default=None, compare=False)
+
+    @property
+    def num_steps(self) -> int:
+        return int(self.steps.batch_size[0])
+
+    @property
+    def num_episodes(self) -> int:
+        return int(self.steps["episode_id"].unique().numel()) if self.num_steps else 0
+
+    @property
+    def tasks(self) -> list[str]:
+        return list(self.metadata["tasks"])
+
+    @property
+    def source(self) -> str:
+        return self.metadata["source"]
+
+    def counts(self) -> dict[str, Any]:
+        """Episodes and successes per task, recomputed from the steps."""
+        last = _episode_last_rows(self.steps)
+        per_task: dict[str, dict[str, int]] = {}
+        for task_id, success in zip(self.steps["task_id"][last].tolist(), self.steps["success"][last].tolist()):
+            entry = per_task.setdefault(self.tasks[task_id], {"episodes": 0, "successes": 0})
+            entry["episodes"] += 1
+            entry["successes"] += int(success)
+        return {"episodes": int(last.numel()), "steps": self.num_steps, "per_task": per_task}
+
+
+def _episode_last_rows(steps: TensorDict) -> torch.Tensor:
+    episode_id = steps["episode_id"]
+    if episode_id.numel() == 0:
+        return torch.zeros(0, dtype=torch.long)
+    is_last = torch.ones_like(episode_id, dtype=torch.bool)
+    is_last[:-1] = episode_id[1:] != episode_id[:-1]
+    return is_last.nonzero().squeeze(-1)
+
+
+def write_episodes(dataset: EpisodeDataset, path: str | Path) -> Path:
+    """Validate and write ``dataset`` to ``path`` atomically (a temp dir renamed into place)."""
+    path = Path(path)
+    metadata = {**dataset.metadata, "schema_version": SCHEMA_VERSION, "counts": dataset.counts()}
+    _validate(dataset.steps, dataset.instruction_texts, dataset.instruction_embeddings, metadata, path)
+    with atomic_directory(path) as tmp:
+        tensors = TensorDict(
+            {"steps": dataset.steps, "instruction_embeddings": dataset.instruction_embeddings}, batch_size=[]
+        )
+        tensors.memmap_(tmp / "tensors")
+        (tmp / "instructions.json").write_text(json.dumps(dataset.instruction_texts, indent=0))
+        (tmp / "metadata.json").write_text(json.dumps(metadata, indent=2))
+    return path
+
+
+def load_episodes(path: str | Path) -> EpisodeDataset:
+    """Load and validate a dataset directory; a bad file raises :class:`DatasetError` naming it."""
+    path = Path(path)
+    if not path.is_dir():
+        raise DatasetError(f"{path}: no such dataset directory")
+    metadata = _read_json(path / "metadata.json", dict)
+    texts = _read_json(path / "instructions.json", list)
+    tensors_dir = path / "tensors"
+    try:
+        tensors = TensorDict.load_memmap(tensors_dir)
+    except Exception as error:  # the memmap loader raises many types
+        raise DatasetError(f"{tensors_dir}: cannot load tensors ({error})") from error
+    for key in ("steps", "instruction_embeddings"):
+        if key not in tensors.keys():
+            raise DatasetError(f"{tensors_dir}: field {key!r} is missing")
+    steps, embeddings = tensors["steps"], tensors["instruction_embeddings"]
+    _validate(steps, texts, embeddings, metadata, path)
+    return EpisodeDataset(steps, texts, embeddings, metadata, path)
+
+
+def _read_json(file: Path, kind: type) -> Any:
+    try:
+        value = json.loads(file.read_text())
+    except FileNotFoundError:
+        raise DatasetError(f"{file}: missing (not a complete dataset directory)") from None
+    except json.JSONDecodeError as error:
+        raise DatasetError(f"{file}: invalid JSON ({error})") from None
+    if not isinstance(value, kind):
+        raise DatasetError(f"{file}: expected a JSON {kind.__name__}")
+    return value
+
+
+def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, metadata: dict, path: Path) -> None:
+    meta_file, tensor_dir = path / "metadata.json", path / "tensors"
+    for name in METADATA_FIELDS:
+        if name not in metadata:
+            raise DatasetError(f"{meta_file}: field {name!r} is missing")
+    if metadata["schema_version"] != SCHEMA_VERSION:
+        raise DatasetError(
+            f"{meta_file}: field 'schema_version' is {metadata['schema_version']!r}; this code reads {SCHEMA_VERSION}"
+        )
+    if metadata["source"] not in SOURCES:
+        raise DatasetError(f"{meta_file}: field 'source' is {metadata['source']!r}; expected one of {SOURCES}")
+    if metadata["action_kind"] not in ("discrete", "continuous"):
+        raise DatasetError(f"{meta_file}: field 'action_kind' must be 'discrete' or 'continuous'")
+
+    def fail(name: str, problem: str) -> DatasetError:
+        return DatasetError(f"{tensor_dir}: field {name!r} {problem}")
+
+    n = int(steps.batch_size[0]) if steps.batch_dims else -1
+    if n < 0:
+        raise fail("steps", "must have one batch dimension")
+    state_dim, embedding_dim = int(metadata["state_dim"]), int(metadata["embedding_dim"])
+    discrete = metadata["action_kind"] == "discrete"
+    expected: dict[str, tuple[torch.dtype, tuple[int, ...]]] = {
+        "state": (torch.float32, (n, state_dim)),
+        "next_state": (torch.float32, (n, state_dim)),
+        "action": (torch.int64, (n,)) if discrete else (torch.float32, (n, int(metadata.get("action_dim", 0)))),
+        "reward": (torch.float32, (n,)),
+        **{name: (torch.bool, (n,)) for name in FLAG_FIELDS},
+        **{name: (torch.int64, (n,)) for name in INDEX_FIELDS},
+    }
+    for name, (dtype, shape) in expected.items():
+        if name not in steps.keys():
+            raise fail(name, "is missing")
+        value = steps[name]
+        if value.dtype != dtype:
+            raise fail(name, f"has dtype {value.dtype}; expected {dtype}")
+        if tuple(value.shape) != shape:
+            raise fail(name, f"has shape {tuple(value.shape)}; expected {shape}")
+        if value.is_floating_point() and not torch.isfinite(value).all():
+            raise fail(name, "contains NaN or infinite values")
+    if embeddings.dtype != torch.float32 or embeddings.ndim != 2 or embeddings.shape[1] != embedding_dim:
+        raise fail("instruction_embeddings", f"must be float32 (K, {embedding_dim}); got {embeddings.dtype} {tuple(embeddings.shape)}")
+    if not torch.isfinite(embeddings).all():
+        raise fail("instruction_embeddings", "contains NaN or infinite values")
+    if len(texts) != embeddings.shape[0]:
+        raise DatasetError(f"{path / 'instructions.json'}: {len(texts)} texts but {embeddings.shape[0]} embedding rows")
+    if n == 0:
+        return
+    if discrete and not (0 <= int(steps["action"].min()) and int(steps["action"].max()) < int(metadata.get("num_actions", 0))):
+        raise fail("action", f"has values outside [0, {metadata.get('num_actions')})")
+    for name, bound in (("task_id", len(metadata["tasks"])), ("instruction_id", len(texts))):
+        ids = steps[name]
+        if int(ids.min()) < 0 or int(ids.max()) >= bound:
+            raise fail(name, f"has values outside [0, {bound})")
+    episode_id, step = steps["episode_id"], steps["step"]
+    new_episode = torch.ones(n, dtype=torch.bool)
+    new_episode[1:] = episode_id[1:] != episode_id[:-1]
+    if not torch.equal(step[new_episode], torch.zeros_like(step[new_episode])):
+        raise fail("step", "must start at 0 in every episode (rows of an episode are contiguous)")
+    if not torch.equal(step[1:][~new_episode[1:]], step[:-1][~new_episode[1:]] + 1):
+        raise fail("step", "must increase by 1 within an episode")
+    if episode_id[new_episode].unique().numel() != int(new_episode.sum()):
+        raise fail("episode_id", "repeats a non-contiguous episode")
+
+
+def concat_datasets(datasets: list[EpisodeDataset], metadata: dict[str, Any] | None = None) -> EpisodeDataset:
+    """Join datasets of one env: episode ids renumbered, task and instruction tables merged by name."""
+    if not datasets:
+        raise ValueError("concat_datasets needs at least one dataset")
+    first = datasets[0].metadata
+    for other in datasets[1:]:
+        for key in ("env_id", "encoder_id", "state_dim", "action_kind"):
+            if other.metadata[key] != first[key]:
+                where = other.path or "a dataset"
+                raise DatasetError(f"{where}: metadata field {key!r} is {other.metadata[key]!r}, expected {first[key]!r}")
+    tasks = list(dict.fromkeys(t for d in datasets for t in d.tasks))
+    texts = list(dict.fromkeys(t for d in datasets for t in d.instruction_texts))
+    text_row = {t: i for i, t in enumerate(texts)}
+    embeddings = torch.zeros(len(texts), datasets[0].instruction_embeddings.shape[1])
+    parts, episode_offset = [], 0
+    for dataset in datasets:
+        rows = torch.tensor([text_row[t] for t in dataset.instruction_texts], dtype=torch.long)
+        embeddings[rows] = torch.as_tensor(dataset.instruction_embeddings)
+        task_map = torch.tensor([tasks.index(t) for t in dataset.tasks], dtype=torch.long)
+        part = dataset.steps.to_tensordict() if hasattr(dataset.steps, "to_tensordict") else dataset.steps.clone()
+        if part.batch_size[0]:
+            _, dense_episode = torch.unique_consecutive(part["episode_id"], return_inverse=True)
+            part["episode_id"] = dense_episode + episode_offset
+            episode_offset = int(part["episode_id"].max()) + 1
+            part["task_id"] = task_map[part["task_id"]]
+            part["instruction_id"] = rows[part["instruction_id"]]
+        parts.append(part)
+    merged_meta = {**first, **(metadata or {}), "tasks": tasks}
+    return EpisodeDataset(torch.cat(parts), texts, embeddings, merged_meta)

@@ -1,0 +1,1 @@
+"""Benchmark domains. Each subpackage defines one :class:`~imaginebench.envs.domain.Domain`."""

@@ -1,0 +1,62 @@
+"""Behaviour every benchmark env shares: dict observations, level and task bookkeeping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from imaginebench.instructions import InstructionTable
+
+
+class ImagineBenchEnv(gym.Env):
+    """A goal-conditioned env whose observation keeps ``state`` and ``instruction_embedding`` apart.
+
+    Subclasses implement ``_reset_task(task)``, returning the episode's instruction text, and
+    ``step``. ``info`` always holds ``is_success``, ``task`` and ``instruction``.
+    Without a fixed ``task`` each reset draws one of the level's tasks uniformly (seeded);
+    ``options={"task": name}`` picks one explicitly.
+    """
+
+    env_id: str = ""
+    state_space: gym.spaces.Box
+
+    def __init__(self, level: str, tasks: tuple[str, ...], instructions: InstructionTable, task: str | None = None):
+        if task is not None and task not in tasks:
+            raise ValueError(f"{self.env_id}: task {task!r} is not in level {level!r}; valid tasks: {', '.join(tasks)}")
+        self.level = level
+        self.tasks = tasks
+        self.fixed_task = task
+        self.instructions = instructions
+        self.observation_space = gym.spaces.Dict(
+            {
+                "state": self.state_space,
+                "instruction_embedding": gym.spaces.Box(-np.inf, np.inf, (instructions.dim,), np.float32),
+            }
+        )
+        self.task: str = task or tasks[0]
+        self.instruction: str = ""
+
+    def _choose_task(self, options: dict[str, Any] | None) -> str:
+        requested = (options or {}).get("task", self.fixed_task)
+        if requested is None:
+            return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        if requested not in self.tasks:
+            raise ValueError(f"{self.env_id}: task {requested!r} is not in level {self.level!r}; valid: {', '.join(self.tasks)}")
+        return requested
+
+    def _observation(self, state: np.ndarray) -> dict[str, np.ndarray]:
+        return {
+            "state": state.astype(np.float32),
+            "instruction_embedding": self.instructions.embedding(self.instruction),
+        }
+
+    def _info(self, is_success: bool) -> dict[str, Any]:
+        return {"is_success": bool(is_success), "task": self.task, "instruction": self.instruction}
+
+    def get_dataset(self, level: str | None = None, data_dir: str | None = None):
+        """Original-benchmark compatibility: ``(real, imaginary)`` dicts of padded arrays."""
+        from imaginebench.datasets.legacy import get_dataset
+
+        return get_dataset(self.env_id, level or self.level, data_dir=data_dir)

@@ -1,0 +1,46 @@
+"""What a benchmark domain provides: tasks per level, every instruction text, env, expert."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol
+
+from imaginebench.env_spec import EnvSpec
+
+if TYPE_CHECKING:
+    from imaginebench.envs.base import ImagineBenchEnv
+    from imaginebench.instructions import InstructionTable
+
+
+class Expert(Protocol):
+    """A scripted policy with privileged access to the simulator (``env`` is unwrapped)."""
+
+    def __call__(self, env: "ImagineBenchEnv") -> object: ...
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One benchmark domain. Tasks and instructions are data, so tests can use them without a simulator."""
+
+    env_id: str
+    tasks: Mapping[str, tuple[str, ...]]
+    """level → task names evaluated at that level."""
+    instruction_texts: Callable[[str], list[str]]
+    """level → every instruction string the level's env can emit (encoded once, up front)."""
+    env_factory: Callable[..., "ImagineBenchEnv"]
+    """``(level=, instructions: InstructionTable, task: str | None) → env``."""
+    expert: Callable[[], Expert]
+    """Builds a fresh expert (experts may keep per-episode state)."""
+    state_dim: int
+    action_kind: str
+    num_actions: int = 0
+    action_dim: int = 0
+
+    def spec(self, embedding_dim: int) -> EnvSpec:
+        return EnvSpec(
+            state_dim=self.state_dim,
+            embedding_dim=embedding_dim,
+            action_kind=self.action_kind,  # type: ignore[arg-type]
+            num_actions=self.num_actions,
+            action_dim=self.action_dim,
+        )

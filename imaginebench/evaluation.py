@@ -1,0 +1,96 @@
+"""Policy evaluation in the real environments: equal episodes per task, fixed seeds, vector envs."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from typing import Callable
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from imaginebench.instructions import DEFAULT_ENCODER
+from imaginebench.registry import get_domain, make
+
+ActFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+"""``act(state, instruction_embedding) -> action``, batched."""
+
+
+@dataclass
+class TaskResult:
+    episodes: int
+    success_rate: float
+    mean_return: float
+    mean_length: float
+
+
+@dataclass
+class LevelResult:
+    level: str
+    success_rate: float
+    """Mean over tasks (equal weight per task, as every task gets the same number of episodes)."""
+    mean_return: float
+    mean_length: float
+    per_task: dict[str, TaskResult] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def evaluate_level(
+    act: ActFn,
+    env_id: str,
+    level: str,
+    episodes_per_task: int,
+    seed: int,
+    device: torch.device | str = "cpu",
+    encoder: str = DEFAULT_ENCODER,
+    pooling: str = "mean",
+) -> LevelResult:
+    """Run ``episodes_per_task`` episodes of every task of ``level`` at once in a vector env.
+
+    Episode ``k`` of every evaluation uses seed ``seed + k``, so successive evaluations during
+    training see the same start states and are comparable.
+    """
+    tasks = get_domain(env_id).tasks[level]
+    assignments = [task for task in tasks for _ in range(episodes_per_task)]
+    factories = [partial(make, env_id, level, task=task, encoder=encoder, pooling=pooling) for task in assignments]
+    envs = gym.vector.SyncVectorEnv(factories, autoreset_mode=gym.vector.AutoresetMode.DISABLED)
+    n = len(assignments)
+    obs, _ = envs.reset(seed=[seed + k for k in range(n)])
+    active = np.ones(n, dtype=bool)
+    success, returns, lengths = np.zeros(n, bool), np.zeros(n), np.zeros(n, int)
+    while active.any():
+        with torch.no_grad():
+            action = act(
+                torch.as_tensor(obs["state"], device=device),
+                torch.as_tensor(obs["instruction_embedding"], device=device),
+            )
+        obs, reward, terminated, truncated, info = envs.step(action.cpu().numpy())
+        returns[active] += reward[active]
+        lengths[active] += 1
+        success[active] = info["is_success"][active]
+        active &= ~(terminated | truncated)
+    envs.close()
+    per_task = {}
+    for task in tasks:
+        rows = np.array([a == task for a in assignments])
+        per_task[task] = TaskResult(int(rows.sum()), float(success[rows].mean()), float(returns[rows].mean()), float(lengths[rows].mean()))
+    return LevelResult(
+        level=level,
+        success_rate=float(np.mean([r.success_rate for r in per_task.values()])),
+        mean_return=float(returns.mean()),
+        mean_length=float(lengths.mean()),
+        per_task=per_task,
+    )
+
+
+def format_level_table(results: dict[str, LevelResult]) -> str:
+    """A plain-text table: one row per level, then its tasks indented."""
+    lines = [f"{'level / task':<22}{'success':>9}{'return':>9}{'length':>8}"]
+    for level, result in results.items():
+        lines.append(f"{level:<22}{result.success_rate:>9.1%}{result.mean_return:>9.3f}{result.mean_length:>8.1f}")
+        for task, r in result.per_task.items():
+            lines.append(f"  {task:<20}{r.success_rate:>9.1%}{r.mean_return:>9.3f}{r.mean_length:>8.1f}")
+    return "\n".join(lines)

@@ -1,0 +1,21 @@
+"""The four instruction levels of ImagineBench, and the names users may call them by."""
+
+from __future__ import annotations
+
+LEVELS: tuple[str, ...] = ("train", "rephrase", "easy", "hard")
+"""train: seen tasks; rephrase: seen tasks in unseen wording; easy: novel single-step
+compositions; hard: novel multi-step compositions."""
+
+NOVEL_LEVELS: tuple[str, ...] = ("rephrase", "easy", "hard")
+
+LEVEL_ALIASES: dict[str, str] = {"real": "train"}
+"""The original benchmark calls the train level ``real``; both names are accepted."""
+
+
+def resolve_level(level: str) -> str:
+    """Return the canonical level name, or raise naming the valid choices."""
+    canonical = LEVEL_ALIASES.get(level, level)
+    if canonical not in LEVELS:
+        valid = ", ".join([*LEVELS, *LEVEL_ALIASES])
+        raise ValueError(f"unknown level {level!r}; valid levels: {valid}")
+    return canonical

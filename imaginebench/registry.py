@@ -1,0 +1,60 @@
+"""``imaginebench.make`` and the gymnasium registration of every domain."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import gymnasium as gym
+
+from imaginebench.envs.domain import Domain
+from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
+from imaginebench.levels import resolve_level
+
+
+def _domains() -> dict[str, Domain]:
+    from imaginebench.envs.babyai import DOMAIN as BABYAI
+
+    return {domain.env_id: domain for domain in (BABYAI,)}
+
+
+def get_domain(env_id: str) -> Domain:
+    domains = _domains()
+    if env_id not in domains:
+        raise ValueError(f"unknown env id {env_id!r}; valid env ids: {', '.join(sorted(domains))}")
+    return domains[env_id]
+
+
+def env_ids() -> list[str]:
+    return sorted(_domains())
+
+
+@lru_cache(maxsize=None)
+def _encoder(model: str, pooling: str) -> InstructionEncoder:
+    return InstructionEncoder(model, pooling)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=None)
+def instruction_table(env_id: str, level: str, encoder: str = DEFAULT_ENCODER, pooling: str = "mean") -> InstructionTable:
+    """Every instruction of a level, encoded once per process (and cached on disk by the encoder)."""
+    domain = get_domain(env_id)
+    return InstructionTable.build(domain.instruction_texts(resolve_level(level)), _encoder(encoder, pooling))
+
+
+def make(env_id: str, level: str = "train", task: str | None = None, encoder: str = DEFAULT_ENCODER, pooling: str = "mean"):
+    """Create a benchmark env for one level (optionally restricted to one task).
+
+    Returns the env itself, not a gymnasium wrapper stack, so ``env.get_dataset`` works as in
+    the original benchmark. ``gymnasium.make("imaginebench/<env_id>", level=...)`` gives the
+    wrapped equivalent.
+    """
+    domain = get_domain(env_id)
+    level = resolve_level(level)
+    table = instruction_table(env_id, level, encoder, pooling)
+    return domain.env_factory(level=level, instructions=table, task=task)
+
+
+def register_gymnasium_envs() -> None:
+    for env_id in env_ids():
+        gym_id = f"imaginebench/{env_id}"
+        if gym_id not in gym.registry:
+            gym.register(gym_id, entry_point=make, kwargs={"env_id": env_id})
