@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import import_module
 
 import gymnasium as gym
 
@@ -11,21 +12,18 @@ from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, Instr
 from imaginebench.levels import resolve_level
 
 
-def _domains() -> dict[str, Domain]:
-    from imaginebench.envs.babyai import DOMAIN as BABYAI
-
-    return {domain.env_id: domain for domain in (BABYAI,)}
+DOMAIN_MODULES: dict[str, str] = {"BabyAI-v0": "imaginebench.envs.babyai"}
+"""env id → module defining ``DOMAIN``; imported on first use so unused simulators never load."""
 
 
 def get_domain(env_id: str) -> Domain:
-    domains = _domains()
-    if env_id not in domains:
-        raise ValueError(f"unknown env id {env_id!r}; valid env ids: {', '.join(sorted(domains))}")
-    return domains[env_id]
+    if env_id not in DOMAIN_MODULES:
+        raise ValueError(f"unknown env id {env_id!r}; valid env ids: {', '.join(env_ids())}")
+    return import_module(DOMAIN_MODULES[env_id]).DOMAIN
 
 
 def env_ids() -> list[str]:
-    return sorted(_domains())
+    return sorted(DOMAIN_MODULES)
 
 
 @lru_cache(maxsize=None)
