@@ -49,7 +49,7 @@ class ImagineBenchEnv(gym.Env):
     def _observation(self, state: np.ndarray) -> dict[str, np.ndarray]:
         return {
             "state": state.astype(np.float32),
-            "instruction_embedding": self.instructions.embedding(self.instruction),
+            "instruction_embedding": self.instructions.embedding(self.instruction).copy(),  # never hand out a view of the table
         }
 
     def _info(self, is_success: bool) -> dict[str, Any]:

@@ -1,0 +1,165 @@
+"""Real and imaginary episode datasets → mixed transition batches for offline RL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import torch
+from lightning.pytorch import LightningDataModule
+from tensordict import TensorDict
+from torch.utils.data import DataLoader, IterableDataset
+
+from datamodules.mixing import MixedSampler, MixMode
+from imaginebench.collect import collect
+from imaginebench.datasets import DatasetError, EpisodeDataset, concat_datasets, load_episodes, to_transitions
+from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
+from imaginebench.instructions.encoder import Pooling
+from imaginebench.registry import get_domain
+
+
+class EpochBatches(IterableDataset):
+    """One epoch of ready batches, served by ``DataLoader(batch_size=None, collate_fn=as_is)``."""
+
+    def __init__(self, epoch: Callable[[], Iterator[TensorDict]], num_batches: int) -> None:
+        self.epoch = epoch
+        self.num_batches = num_batches
+
+    def __iter__(self) -> Iterator[TensorDict]:
+        return self.epoch()
+
+    def __len__(self) -> int:
+        return self.num_batches
+
+
+def as_is(batch: TensorDict) -> TensorDict:
+    """The DataLoader's default conversion would unpack a TensorDict as a Mapping into a dict."""
+    return batch
+
+
+class OfflineDataModule(LightningDataModule):
+    """Loads real (and optional imaginary) datasets of one env and serves mixed batches.
+
+    Batches hold ``state``, ``instruction_embedding``, ``action``, ``task_id``, ``next`` {``state``,
+    ``instruction_embedding``, ``reward``, ``terminated``, ``truncated``, ``done``} and ``source``
+    (see :mod:`datamodules.mixing`). ``task_id`` indexes :attr:`tasks`: the real tasks first, then
+    tasks only the imaginary data has. ``real`` may be empty only with ``mix_ratio_real=0``.
+
+    Epoch ``e`` on rank ``r`` is drawn from the seed ``(seed, r, e)``: ranks never share a stream,
+    and a run resumed from an end-of-epoch checkpoint draws exactly the batches it would have drawn.
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        real: list[str],
+        imaginary: list[str] = [],
+        mix_mode: MixMode = "ratio",
+        mix_ratio_real: float = 0.5,
+        batch_size: int = 256,
+        batches_per_epoch: int = 1000,
+        seed: int = 0,
+        encoder: str = DEFAULT_ENCODER,
+        pooling: Pooling = "mean",
+        collect_if_missing: int = 0,
+    ) -> None:
+        super().__init__()
+        if batch_size < 1 or batches_per_epoch < 1:
+            raise ValueError(f"batch_size and batches_per_epoch must be >= 1, got {batch_size} and {batches_per_epoch}")
+        self.save_hyperparameters()
+        self.env_id = env_id
+        self.real = list(real)
+        self.imaginary = list(imaginary)
+        self.mix_mode = mix_mode
+        self.mix_ratio_real = mix_ratio_real
+        self.batch_size = batch_size
+        self.batches_per_epoch = batches_per_epoch
+        self.seed = seed
+        self.encoder = encoder
+        self.pooling = pooling
+        self.collect_if_missing = collect_if_missing
+        self.instruction_encoder = InstructionEncoder(encoder, pooling)
+        self.real_dataset: EpisodeDataset | None = None
+        self.imaginary_dataset: EpisodeDataset | None = None
+        self.real_tasks: list[str] = []
+        self.tasks: list[str] = []
+        self.sampler: MixedSampler | None = None
+        self._rank = 0
+        self._epochs_started = 0
+
+    @property
+    def env_spec(self) -> dict:
+        """The algorithm's network dimensions, known before any data is loaded (LightningCLI links it)."""
+        return get_domain(self.env_id).spec(self.instruction_encoder.dim).to_dict()
+
+    def prepare_data(self) -> None:
+        if self.collect_if_missing > 0:
+            for path in self.real:
+                if not Path(path).exists():
+                    collect(
+                        env_id=self.env_id, level="train", episodes=self.collect_if_missing, out=path,
+                        seed=self.seed, encoder=self.encoder, pooling=self.pooling,
+                    )  # fmt: skip
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.sampler is not None:
+            return
+        self.real_dataset = self._load("real", self.real)
+        self.imaginary_dataset = self._load("imaginary", self.imaginary)
+        self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
+        imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []
+        self.tasks = list(dict.fromkeys(self.real_tasks + imaginary_tasks))
+        self._rank = self.trainer.global_rank if self.trainer is not None else 0
+        self.sampler = MixedSampler(
+            self._transitions(self.real_dataset),
+            self._transitions(self.imaginary_dataset),
+            self.mix_mode,
+            self.mix_ratio_real,
+        )
+
+    def _load(self, source: str, paths: list[str]) -> EpisodeDataset | None:
+        """Load and check every dataset of one source; ``None`` when there are none."""
+        if not paths:
+            return None
+        expected = {
+            "env_id": self.env_id,
+            "encoder_id": self.instruction_encoder.encoder_id,
+            "source": source,
+            "state_dim": get_domain(self.env_id).state_dim,
+        }
+        datasets = [load_episodes(path) for path in paths]
+        for dataset in datasets:
+            for field, value in expected.items():
+                if dataset.metadata[field] != value:
+                    raise DatasetError(
+                        f"{dataset.path / 'metadata.json'}: field {field!r} is {dataset.metadata[field]!r}, "
+                        f"but this run expects {value!r} (data.{source} lists it)"
+                    )
+        return concat_datasets(datasets)
+
+    def _transitions(self, dataset: EpisodeDataset | None) -> TensorDict | None:
+        """Transitions with ``task_id`` re-indexed into :attr:`tasks`."""
+        if dataset is None:
+            return None
+        transitions = to_transitions(dataset)
+        task_index = torch.tensor([self.tasks.index(task) for task in dataset.tasks], dtype=torch.int64)
+        transitions["task_id"] = task_index[transitions["task_id"]]
+        return transitions
+
+    def _epoch(self) -> Iterator[TensorDict]:
+        self.sampler.reseed((self.seed, self._rank, self._epochs_started))
+        self._epochs_started += 1
+        for _ in range(self.batches_per_epoch):
+            yield self.sampler.sample(self.batch_size)
+
+    def train_dataloader(self) -> DataLoader:
+        if self.sampler is None:
+            raise RuntimeError("OfflineDataModule: call setup() before train_dataloader()")
+        return DataLoader(EpochBatches(self._epoch, self.batches_per_epoch), batch_size=None, collate_fn=as_is, num_workers=0)
+
+    def state_dict(self) -> dict[str, Any]:
+        """Epochs drawn so far; every rank re-derives its own stream from it on resume."""
+        return {"epochs_started": self._epochs_started}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self._epochs_started = int(state_dict["epochs_started"])

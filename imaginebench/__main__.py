@@ -1,0 +1,3 @@
+from imaginebench.cli import main
+
+main()

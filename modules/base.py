@@ -1,0 +1,108 @@
+"""The LightningModule every offline RL algorithm derives from."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from lightning.pytorch import LightningModule
+from tensordict import TensorDict, TensorDictBase
+from tensordict.nn import TensorDictModuleBase
+from torch import Tensor
+from torchrl.envs.utils import ExplorationType, set_exploration_type
+from torchrl.objectives.utils import TargetNetUpdater
+
+from imaginebench.datasets.episodes import SOURCES
+from imaginebench.env_spec import EnvSpec
+
+
+class OfflineRLModule(LightningModule):
+    """Env spec, greedy ``act``, and exactly one optimizer step per batch.
+
+    Lightning counts every ``optimizer.step()`` as a global step (Lightning-AI/pytorch-lightning#17958),
+    so an actor-critic stepping three optimizers would stop at a third of ``max_steps``. Each
+    algorithm therefore returns all its networks from :meth:`parameter_groups` (one learning rate per
+    group), they share one Adam, and ``training_step`` calls :meth:`gradient_step` once: then
+    ``trainer.global_step`` equals the number of gradient updates and of batches. One backward
+    through the summed losses gives each network the gradient of its own loss, because each TorchRL
+    sub-loss reaches only its own parameters (the actor sees the critics as they were before the step).
+
+    Subclasses set ``self.policy`` (a TensorDict module writing the greedy or deterministic
+    ``action``) and, if they have target networks, ``self.target_updater``.
+    """
+
+    policy: TensorDictModuleBase
+    target_updater: TargetNetUpdater | None = None
+
+    def __init__(self, env_spec: dict) -> None:
+        super().__init__()
+        self.env_spec = EnvSpec(**env_spec)
+        self.automatic_optimization = False
+        self._speed_window: tuple[int, float] | None = None
+
+    def act(self, state: Tensor, instruction_embedding: Tensor) -> Tensor:
+        """Greedy (discrete, int64 ``(B,)``) or deterministic (continuous, ``(B, A)``) actions."""
+        observation = TensorDict({"state": state, "instruction_embedding": instruction_embedding}, batch_size=state.shape[:-1])
+        with set_exploration_type(ExplorationType.DETERMINISTIC):
+            return self.policy(observation).get("action")
+
+    def parameter_groups(self) -> list[dict[str, Any]]:
+        """``[{"params": ..., "lr": ...}, ...]``: every trainable parameter in exactly one group."""
+        raise NotImplementedError
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        groups = [{**group, "params": list(group["params"])} for group in self.parameter_groups()]
+        grouped = {id(p) for group in groups for p in group["params"]}
+        missing = [name for name, p in self.named_parameters() if p.requires_grad and id(p) not in grouped]
+        if missing:
+            raise ValueError(f"{type(self).__name__}.parameter_groups() leaves out {missing}")
+        return torch.optim.Adam(groups)
+
+    def gradient_step(self, loss: Tensor) -> None:
+        """The batch's single optimizer step (see the class docstring)."""
+        optimizer = self.optimizers()
+        optimizer.zero_grad()
+        self.manual_backward(loss)
+        optimizer.step()
+
+    def log_train_metrics(self, metrics: Mapping[str, Tensor] | TensorDictBase) -> None:
+        """``train/<name>`` for every scalar, on the steps the logger writes only: each
+        ``self.log`` call costs about a millisecond, as much as a small network's update."""
+        if self._logs_this_step():
+            self.log_dict({f"train/{name}": value.detach() for name, value in metrics.items() if value.ndim == 0})
+
+    def log_per_source(self, name: str, per_row: Tensor, source: Tensor) -> None:
+        """``train/<name>/real`` and ``train/<name>/imaginary``: does imagined data train differently?"""
+        if not self._logs_this_step():
+            return
+        per_row = per_row.detach().reshape(source.shape[0], -1).mean(-1)
+        for index, label in enumerate(SOURCES):
+            rows = source == index
+            if rows.any():  # a device sync, hence only on logging steps
+                self.log(f"train/{name}/{label}", per_row[rows].mean())
+
+    def on_train_epoch_start(self) -> None:
+        self._speed_window = None  # evaluation between epochs is not training time
+
+    def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
+        now = time.perf_counter()
+        if self._speed_window is None:
+            self._speed_window = (self.global_step, now)
+        elif self._logs_this_step():
+            start_step, start_time = self._speed_window
+            self.log("time/updates_per_s", (self.global_step - start_step) / (now - start_time))
+            self._speed_window = (self.global_step, now)
+
+    def _logs_this_step(self) -> bool:
+        """Whether ``self.log(on_step=True)`` is written now (Lightning's own test, private API)."""
+        return self._trainer is not None and self.trainer._logger_connector.should_update_logs
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        if self.target_updater is not None:  # a hard update's step counter lives outside the state dict
+            checkpoint["target_updater"] = self.target_updater.state_dict()
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        if self.target_updater is not None and "target_updater" in checkpoint:
+            self.target_updater.load_state_dict(checkpoint["target_updater"])

@@ -1,0 +1,120 @@
+"""Conservative Q-Learning: Kumar, Zhou, Tucker & Levine (2020), "Conservative Q-Learning for
+Offline Reinforcement Learning", NeurIPS, arXiv:2006.04779."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensordict import TensorDictBase
+from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
+from torchrl.objectives.value import TD0Estimator
+
+from modules.base import OfflineRLModule
+from modules.networks import HIDDEN_SIZES, Activation, action_spec, q_critic, q_value_actor, tanh_normal_actor
+
+KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
+    "discrete": {"conservative_weight": 10.0, "target_update_interval": 500},
+    "continuous": {"conservative_weight": 5.0, "target_update_interval": 0},
+}
+"""What ``None`` means for the hyperparameters whose defaults depend on the action space."""
+
+
+class TargetNetworkTD0(TD0Estimator):
+    """``r + γ (1 − terminated) max_a Q_target(s', a)``, from the target network.
+
+    TorchRL 0.14.1's ``DiscreteCQLLoss`` passes the target parameters as ``params=``, which
+    ``TD0Estimator.value_estimate`` silently ignores (it takes ``target_params=``), so its own
+    estimator bootstraps from the online network; this one uses them.
+    """
+
+    def value_estimate(self, tensordict, target_params=None, next_value=None, params=None, **kwargs):
+        target_params = params if target_params is None else target_params
+        return super().value_estimate(tensordict, target_params=target_params, next_value=next_value, **kwargs)
+
+
+class CQL(OfflineRLModule):
+    """CQL(H): Q-learning plus ``conservative_weight · (log Σ_a exp Q(s, a) − Q(s, a_data))``
+    (Kumar et al. 2020, Eq. 4), so actions the data never shows cannot look better than its own.
+
+    Discrete actions: TorchRL's ``DiscreteCQLLoss`` on one Q-network whose greedy action is the
+    policy, as d3rlpy's DiscreteCQL (α = 10) in the original benchmark. Continuous actions:
+    TorchRL's ``CQLLoss``, i.e. SAC with a learned entropy temperature, a TanhNormal actor and two
+    critics, the log-sum-exp estimated from ``num_action_samples`` uniform and policy actions per
+    state, with d3rlpy CQL's defaults (weight 5, actor lr 1e-4, critic lr 3e-4, τ 0.005).
+
+    Departures from the original benchmark, on purpose: TD targets are discounted by ``gamma``
+    (its d3rlpy path trained undiscounted targets); the discrete Q-network learns at
+    ``critic_lr`` = 3e-4 rather than d3rlpy's 6.25e-5 (tuned for Atari at batch 32), so that a
+    small BabyAI problem trains in a few thousand updates, and its target network is copied every
+    ``target_update_interval`` = 500 updates rather than 8000 (CleanRL's DQN uses 500 on small
+    tasks); the continuous conservative weight is fixed (d3rlpy also scales it by a learned
+    Lagrange multiplier that starts at 1).
+
+    Kept from TorchRL 0.14.1's continuous ``CQLLoss``, which differs from the paper's estimator:
+    its log-sum-exp runs over the three proposals (uniform, π(·|s), π(·|s')) of each sample rather
+    than over all 3·N, and actions drawn at s' are scored at s'. The penalty is still conservative.
+
+    ``target_update_interval`` > 0 copies the target network every that many updates, 0 moves it
+    by ``tau`` towards the online one after every update. ``actor_lr``, ``temperature_lr`` and
+    ``num_action_samples`` apply to continuous actions only.
+    """
+
+    def __init__(
+        self,
+        env_spec: dict,
+        gamma: float = 0.99,
+        conservative_weight: float | None = None,
+        critic_lr: float = 3e-4,
+        actor_lr: float = 1e-4,
+        temperature_lr: float = 1e-4,
+        num_action_samples: int = 10,
+        target_update_interval: int | None = None,
+        tau: float = 0.005,
+        hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
+        activation: Activation = "relu",
+    ) -> None:
+        super().__init__(env_spec)
+        self.save_hyperparameters()
+        for name, default in KIND_DEFAULTS[self.env_spec.action_kind].items():
+            if self.hparams[name] is None:
+                self.hparams[name] = default  # checkpoints and logs record the value used
+        if self.env_spec.is_discrete:
+            self.policy = q_value_actor(self.env_spec, hidden_sizes, activation)
+            self.loss = DiscreteCQLLoss(self.policy, action_space="categorical")
+            estimator = TargetNetworkTD0(gamma=gamma, value_network=self.policy)
+            estimator.set_keys(value=self.loss.tensor_keys.value)
+            self.loss.make_value_estimator(estimator)
+        else:
+            self.policy = tanh_normal_actor(self.env_spec, hidden_sizes, activation)
+            critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
+            # min_q_weight 1: the conservative weight is applied in training_step for both kinds.
+            self.loss = CQLLoss(
+                self.policy, critics, action_spec=action_spec(self.env_spec), loss_function="l2",
+                min_q_weight=1.0, num_random=num_action_samples,
+            )  # fmt: skip
+            self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
+        if self.hparams.target_update_interval > 0:
+            # HardUpdate copies on the step after its counter reaches the interval.
+            self.target_updater = HardUpdate(self.loss, value_network_update_interval=self.hparams.target_update_interval - 1)
+        else:
+            self.target_updater = SoftUpdate(self.loss, tau=tau)
+
+    def parameter_groups(self) -> list[dict[str, Any]]:
+        if self.env_spec.is_discrete:
+            return [{"params": self.loss.value_network_params.values(True, True), "lr": self.hparams.critic_lr}]
+        return [
+            {"params": self.loss.qvalue_network_params.values(True, True), "lr": self.hparams.critic_lr},
+            {"params": self.loss.actor_network_params.values(True, True), "lr": self.hparams.actor_lr},
+            {"params": [self.loss.log_alpha], "lr": self.hparams.temperature_lr},
+        ]
+
+    def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
+        losses = self.loss(batch)  # writes the per-row TD error into the batch as "td_error"
+        # Eq. 4: the Bellman error plus the weighted conservative gap.
+        loss = losses["loss_qvalue"] + self.hparams.conservative_weight * losses["loss_cql"]
+        if not self.env_spec.is_discrete:  # Alg. 1 line 4: SAC's policy and temperature updates
+            loss = loss + losses["loss_actor"] + losses["loss_alpha"]
+        self.gradient_step(loss)
+        self.target_updater.step()
+        self.log_train_metrics(losses)
+        self.log_per_source("td_error", batch["td_error"], batch["source"])

@@ -1,0 +1,121 @@
+"""Network builders shared by every algorithm: the policy input, MLPs, actors and critics.
+
+All are TensorDict modules that read ``state`` and ``instruction_embedding`` and concatenate them
+here, not in the data, so that the instruction encoder (and its dimension) can change without
+touching an environment or a dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import torch
+from tensordict.nn import NormalParamExtractor, TensorDictModule, TensorDictSequential
+from torch import nn
+from torchrl.data import Bounded, Categorical
+from torchrl.modules import MLP, ProbabilisticActor, QValueActor, TanhModule, TanhNormal, ValueOperator
+
+from imaginebench.env_spec import EnvSpec
+
+Activation = Literal["relu", "tanh", "elu", "gelu"]
+ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU}
+HIDDEN_SIZES = (256, 256)
+
+POLICY_INPUT_KEYS = ("state", "instruction_embedding")
+OBSERVATION = "observation"
+"""The concatenated policy input, written by :func:`policy_input`."""
+ACTION = "action"
+
+
+class Concat(nn.Module):
+    def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
+        return torch.cat(tensors, dim=-1)
+
+
+class Argmax(nn.Module):
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return scores.argmax(dim=-1)
+
+
+def policy_input() -> TensorDictModule:
+    """``state ⊕ instruction_embedding → observation``."""
+    return TensorDictModule(Concat(), in_keys=list(POLICY_INPUT_KEYS), out_keys=[OBSERVATION])
+
+
+def observation_dim(spec: EnvSpec) -> int:
+    return spec.state_dim + spec.embedding_dim
+
+
+def mlp(
+    in_features: int, out_features: int, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> MLP:
+    return MLP(
+        in_features=in_features,
+        out_features=out_features,
+        num_cells=list(hidden_sizes),
+        activation_class=ACTIVATIONS[activation],
+    )
+
+
+def action_spec(spec: EnvSpec) -> Categorical | Bounded:
+    if spec.is_discrete:
+        return Categorical(spec.num_actions)
+    return Bounded(-spec.action_bound, spec.action_bound, shape=(spec.action_dim,))
+
+
+def discrete_head(
+    spec: EnvSpec, out_key: str, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> TensorDictSequential:
+    """One score per discrete action (logits for BC, Q-values for CQL) written at ``out_key``."""
+    net = mlp(observation_dim(spec), spec.num_actions, hidden_sizes, activation)
+    return TensorDictSequential(policy_input(), TensorDictModule(net, in_keys=[OBSERVATION], out_keys=[out_key]))
+
+
+def greedy(key: str = ACTION) -> TensorDictModule:
+    """Replaces the per-action scores at ``key`` by the index of the best one."""
+    return TensorDictModule(Argmax(), in_keys=[key], out_keys=[key])
+
+
+def q_value_actor(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> QValueActor:
+    """Q(s, ·) for discrete actions: writes ``action_value``, the greedy ``action`` (int64) and its
+    value ``chosen_action_value``."""
+    head = discrete_head(spec, "action_value", hidden_sizes, activation)
+    return QValueActor(head, spec=action_spec(spec), action_space="categorical")
+
+
+def deterministic_actor(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> TensorDictSequential:
+    """``a = bound · tanh(f(s))`` (BC, TD3+BC)."""
+    net = mlp(observation_dim(spec), spec.action_dim, hidden_sizes, activation)
+    return TensorDictSequential(
+        policy_input(),
+        TensorDictModule(net, in_keys=[OBSERVATION], out_keys=[ACTION]),
+        TanhModule(in_keys=[ACTION], low=-spec.action_bound, high=spec.action_bound),
+    )
+
+
+def tanh_normal_actor(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> ProbabilisticActor:
+    """Squashed Gaussian policy (SAC/CQL); the deterministic action is ``bound · tanh(loc)``."""
+    net = nn.Sequential(mlp(observation_dim(spec), 2 * spec.action_dim, hidden_sizes, activation), NormalParamExtractor())
+    body = TensorDictSequential(policy_input(), TensorDictModule(net, in_keys=[OBSERVATION], out_keys=["loc", "scale"]))
+    return ProbabilisticActor(
+        body,
+        in_keys=["loc", "scale"],
+        spec=action_spec(spec),
+        distribution_class=TanhNormal,
+        distribution_kwargs={"low": -spec.action_bound, "high": spec.action_bound},
+    )
+
+
+def q_critic(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> TensorDictSequential:
+    """Q(s, a) for continuous actions, written at ``state_action_value``."""
+    net = mlp(observation_dim(spec) + spec.action_dim, 1, hidden_sizes, activation)
+    return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))

@@ -1,0 +1,60 @@
+"""Small BabyAI-shaped episode datasets whose rows tell where they came from.
+
+``state[:, 0]`` is the source (0 real, 1 imaginary) and ``state[:, 1]`` the row's index in its
+dataset, so a test can trace every sampled row back to its origin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from tensordict import TensorDict
+
+from imaginebench.datasets import EpisodeDataset, write_episodes
+from imaginebench.instructions import InstructionEncoder
+from imaginebench.registry import get_domain
+
+ENV_ID = "BabyAI-v0"
+STATE_DIM = get_domain(ENV_ID).state_dim
+EMBEDDING_DIM = 384
+NUM_ACTIONS = 7
+TASKS = {"real": ["goto", "pickup"], "imaginary": ["pickup", "open_door"]}
+"""The imaginary data has one task of its own, as in ImagineBench."""
+
+
+def synthetic_dataset(source: str, num_episodes: int = 20, episode_length: int = 5, **metadata) -> EpisodeDataset:
+    """``num_episodes`` episodes of equal length; ``metadata`` overrides fields (e.g. ``env_id``)."""
+    n = num_episodes * episode_length
+    gen = torch.Generator().manual_seed(len(source) * 1000 + n)
+    episode_id = torch.arange(num_episodes).repeat_interleave(episode_length)
+    step = torch.arange(episode_length).repeat(num_episodes)
+    state = torch.randn(n, STATE_DIM, generator=gen)
+    state[:, 0] = float(source == "imaginary")
+    state[:, 1] = torch.arange(n, dtype=torch.float32)
+    last = step == episode_length - 1
+    steps = TensorDict(
+        {
+            "state": state, "next_state": state + 1, "action": torch.randint(0, NUM_ACTIONS, (n,), generator=gen),
+            "reward": last.float(), "terminated": last.clone(), "truncated": torch.zeros(n, dtype=torch.bool),
+            "success": last.clone(), "episode_id": episode_id, "step": step,
+            "task_id": episode_id % 2, "instruction_id": episode_id % 3,
+        },
+        batch_size=[n],
+    )  # fmt: skip
+    tasks = TASKS[source]
+    texts = [f"{source} instruction {i}" for i in range(3)]
+    return EpisodeDataset(
+        steps,
+        texts,
+        torch.randn(3, EMBEDDING_DIM, generator=gen),
+        {
+            "env_id": ENV_ID, "level": "train", "source": source, "encoder_id": InstructionEncoder().encoder_id,
+            "embedding_dim": EMBEDDING_DIM, "state_dim": STATE_DIM, "action_kind": "discrete",
+            "num_actions": NUM_ACTIONS, "tasks": tasks, "produced_by": {}, "counts": {}, **metadata,
+        },  # fmt: skip
+    )
+
+
+def write_synthetic(path: Path, source: str, **kwargs) -> str:
+    return str(write_episodes(synthetic_dataset(source, **kwargs), path))

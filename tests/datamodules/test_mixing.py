@@ -1,0 +1,98 @@
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL, MixedSampler
+from imaginebench.datasets import to_transitions
+from tests.datamodules.synthetic import synthetic_dataset
+
+REAL = to_transitions(synthetic_dataset("real", num_episodes=60))  # 300 rows
+IMAGINARY = to_transitions(synthetic_dataset("imaginary", num_episodes=20))  # 100 rows
+BATCH_KEYS = {
+    "state", "instruction_embedding", "action", "task_id", "source",
+    ("next", "state"), ("next", "instruction_embedding"), ("next", "reward"),
+    ("next", "terminated"), ("next", "truncated"), ("next", "done"),
+}  # fmt: skip
+
+
+def assert_rows_match_origin(batch) -> None:
+    """Each row's ``source`` flag is the buffer it was read from (state[:, 0] says which)."""
+    assert batch["source"].dtype == torch.int64
+    assert torch.equal(batch["state"][:, 0].long(), batch["source"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(mix_ratio_real=st.floats(0.0, 1.0), batch_size=st.integers(1, 512), seed=st.integers(0, 2**32))
+def test_ratio_mode_gives_exact_counts_and_true_source_flags(mix_ratio_real, batch_size, seed):
+    batch = MixedSampler(REAL, IMAGINARY, "ratio", mix_ratio_real, seed).sample(batch_size)
+    assert batch.batch_size == torch.Size([batch_size])
+    assert set(batch.keys(include_nested=True, leaves_only=True)) == BATCH_KEYS
+    assert int((batch["source"] == SOURCE_REAL).sum()) == round(mix_ratio_real * batch_size)
+    assert_rows_match_origin(batch)
+
+
+@settings(max_examples=10, deadline=None)
+@given(batch_size=st.integers(1, 512))
+def test_edge_ratios_need_only_their_own_source(batch_size):
+    real_only = MixedSampler(REAL, None, "ratio", 1.0).sample(batch_size)
+    imaginary_only = MixedSampler(None, IMAGINARY, "ratio", 0.0).sample(batch_size)
+    assert (real_only["source"] == SOURCE_REAL).all() and (real_only["state"][:, 0] == 0).all()
+    assert (imaginary_only["source"] == SOURCE_IMAGINARY).all() and (imaginary_only["state"][:, 0] == 1).all()
+
+
+def test_concat_mode_is_uniform_over_the_union():
+    sampler = MixedSampler(REAL, IMAGINARY, "concat", seed=3)
+    batch_size, num_batches = 256, 100
+    batches = [sampler.sample(batch_size) for _ in range(num_batches)]
+    real_counts = torch.tensor([float((b["source"] == SOURCE_REAL).sum()) for b in batches])
+    share = REAL.shape[0] / (REAL.shape[0] + IMAGINARY.shape[0])  # 0.75; std of the mean share ≈ 0.003
+    assert abs(real_counts.sum().item() / (batch_size * num_batches) - share) < 0.01
+    # the split is drawn per batch: binomial variance, not a fixed count
+    assert 0.6 < real_counts.var().item() / (batch_size * share * (1 - share)) < 1.5
+    for batch in batches:
+        assert_rows_match_origin(batch)
+    # every real row is reachable (64 draws per row on average)
+    rows = torch.cat([b["state"][b["source"] == SOURCE_REAL, 1] for b in batches]).long()
+    assert torch.bincount(rows, minlength=REAL.shape[0]).min() > 0
+
+
+@pytest.mark.parametrize("mix_mode", ["ratio", "concat"])
+def test_same_seed_same_batches_other_seed_other_batches(mix_mode):
+    def draw(seed):
+        sampler = MixedSampler(REAL, IMAGINARY, mix_mode, 0.5, seed)
+        return torch.cat([sampler.sample(64) for _ in range(5)])
+
+    assert (draw(7) == draw(7)).all()
+    assert not torch.equal(draw(7)["state"], draw(8)["state"])
+
+
+def test_reseed_restarts_the_stream():
+    sampler = MixedSampler(REAL, IMAGINARY, seed=(0, 1, 2))
+    first = sampler.sample(32)
+    sampler.sample(32)
+    sampler.reseed((0, 1, 2))
+    assert (sampler.sample(32) == first).all()
+
+
+@pytest.mark.parametrize("mix_mode, mix_ratio_real", [("ratio", 0.5), ("ratio", 0.0), ("concat", 0.5)])
+def test_missing_imaginary_data_is_a_clear_error(mix_mode, mix_ratio_real):
+    with pytest.raises(ValueError, match=rf"mix_mode='{mix_mode}' with mix_ratio_real=.*no imaginary data"):
+        MixedSampler(REAL, None, mix_mode, mix_ratio_real)
+
+
+@pytest.mark.parametrize("mix_mode, mix_ratio_real", [("ratio", 0.5), ("concat", 0.5)])
+def test_missing_real_data_is_a_clear_error(mix_mode, mix_ratio_real):
+    with pytest.raises(ValueError, match=r"mix_ratio_real=.*no real data"):
+        MixedSampler(None, IMAGINARY, mix_mode, mix_ratio_real)
+
+
+@pytest.mark.parametrize("mix_ratio_real", [-0.01, 1.01, float("nan")])
+def test_ratio_outside_unit_interval_is_rejected(mix_ratio_real):
+    with pytest.raises(ValueError, match=r"mix_ratio_real must lie in \[0, 1\]"):
+        MixedSampler(REAL, IMAGINARY, "ratio", mix_ratio_real)
+
+
+def test_unknown_mix_mode_is_rejected():
+    with pytest.raises(ValueError, match="mix_mode must be"):
+        MixedSampler(REAL, IMAGINARY, "shuffle")  # type: ignore[arg-type]

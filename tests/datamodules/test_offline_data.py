@@ -1,0 +1,161 @@
+from types import SimpleNamespace
+
+import pytest
+import torch
+from lightning.pytorch import LightningModule, Trainer
+from lightning.pytorch.callbacks import ModelCheckpoint
+from tensordict import TensorDict
+
+from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
+from datamodules.offline_data import OfflineDataModule
+from imaginebench.datasets import DatasetError
+from imaginebench.instructions import InstructionEncoder
+from tests.datamodules.synthetic import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
+
+
+@pytest.fixture
+def paths(tmp_path):
+    return {
+        "real": [write_synthetic(tmp_path / "real-a", "real"), write_synthetic(tmp_path / "real-b", "real", num_episodes=4)],
+        "imaginary": [write_synthetic(tmp_path / "imaginary", "imaginary")],
+    }
+
+
+def make_data(paths, rank: int | None = None, **kwargs) -> OfflineDataModule:
+    data = OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], **{"batch_size": 32, "batches_per_epoch": 4, **kwargs})
+    if rank is not None:
+        data.trainer = SimpleNamespace(global_rank=rank)
+    data.setup("fit")
+    return data
+
+
+def epoch_states(data: OfflineDataModule) -> torch.Tensor:
+    return torch.stack([batch["state"] for batch in data.train_dataloader()])
+
+
+def test_env_spec_is_known_before_any_data_exists(tmp_path):
+    data = OfflineDataModule(ENV_ID, real=[str(tmp_path / "not-collected-yet")])
+    assert data.env_spec == {
+        "state_dim": STATE_DIM, "embedding_dim": EMBEDDING_DIM, "action_kind": "discrete",
+        "num_actions": NUM_ACTIONS, "action_dim": 0, "action_bound": 1.0,
+    }  # fmt: skip
+    assert data.real_dataset is None
+
+
+def test_yields_batches_per_epoch_ready_batches(paths):
+    data = make_data(paths, batch_size=50, batches_per_epoch=7, mix_ratio_real=0.3)
+    loader = data.train_dataloader()
+    batches = list(loader)
+    assert len(loader) == len(batches) == 7
+    for batch in batches:
+        assert isinstance(batch, TensorDict) and batch.batch_size == torch.Size([50])
+        assert batch["state"].shape == batch["next", "state"].shape == (50, STATE_DIM)
+        assert batch["instruction_embedding"].shape == (50, EMBEDDING_DIM)
+        assert batch["action"].dtype == batch["task_id"].dtype == batch["source"].dtype == torch.int64
+        assert batch["next", "reward"].shape == (50, 1)
+        for flag in ("terminated", "truncated", "done"):
+            assert batch["next", flag].shape == (50, 1) and batch["next", flag].dtype == torch.bool
+        assert int((batch["source"] == SOURCE_REAL).sum()) == 15
+        assert torch.equal(batch["state"][:, 0].long(), batch["source"])
+
+
+def test_datasets_and_task_tables_are_exposed(paths):
+    data = make_data(paths)
+    assert data.real_dataset.num_steps == 24 * 5 and data.imaginary_dataset.num_steps == 20 * 5
+    assert data.real_tasks == TASKS["real"]
+    assert data.tasks == ["goto", "pickup", "open_door"]
+    # task ids index the joint table: imaginary "open_door" rows (local id 1) become 2
+    batch = next(iter(data.train_dataloader()))
+    imaginary_tasks = batch["task_id"][batch["source"] == SOURCE_IMAGINARY]
+    assert set(imaginary_tasks.tolist()) <= {1, 2} and 2 in imaginary_tasks.tolist()
+
+
+def test_real_only_run_needs_no_imaginary_paths(paths):
+    data = make_data({**paths, "imaginary": []}, mix_ratio_real=1.0)
+    assert data.imaginary_dataset is None
+    assert all((batch["source"] == SOURCE_REAL).all() for batch in data.train_dataloader())
+
+
+def test_missing_imaginary_data_names_mix_ratio_real(paths):
+    with pytest.raises(ValueError, match="mix_ratio_real=0.5 draws imaginary transitions"):
+        make_data({**paths, "imaginary": []})
+
+
+def test_seeded_streams_are_reproducible_and_differ_across_ranks_and_epochs(paths):
+    rank0 = make_data(paths, rank=0, seed=5)
+    first_epoch = epoch_states(rank0)
+    assert torch.equal(epoch_states(make_data(paths, rank=0, seed=5)), first_epoch)
+    assert not torch.equal(epoch_states(make_data(paths, rank=1, seed=5)), first_epoch)
+    assert not torch.equal(epoch_states(make_data(paths, rank=0, seed=6)), first_epoch)
+    assert not torch.equal(epoch_states(rank0), first_epoch)  # the next epoch draws new batches
+
+
+@pytest.mark.parametrize(
+    "listed_as, written_as, metadata, field",
+    [
+        ("real", "real", {"env_id": "Other-v0"}, "env_id"),
+        ("imaginary", "imaginary", {"encoder_id": "bert-base-uncased:pooler"}, "encoder_id"),
+        ("imaginary", "real", {}, "source"),
+    ],
+)
+def test_mismatched_dataset_is_rejected_naming_file_and_field(paths, tmp_path, listed_as, written_as, metadata, field):
+    bad = write_synthetic(tmp_path / "bad", written_as, **metadata)
+    with pytest.raises(DatasetError, match=rf"{tmp_path / 'bad' / 'metadata.json'}: field '{field}'"):
+        make_data({**paths, listed_as: paths[listed_as] + [bad]})
+
+
+def test_prepare_data_collects_only_missing_real_datasets(paths, tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr("datamodules.offline_data.collect", lambda **kwargs: calls.append(kwargs))
+    missing = str(tmp_path / "to-collect")
+    OfflineDataModule(ENV_ID, paths["real"] + [missing], collect_if_missing=30, seed=4).prepare_data()
+    assert calls == [
+        {"env_id": ENV_ID, "level": "train", "episodes": 30, "out": missing, "seed": 4,
+         "encoder": "all-MiniLM-L6-v2", "pooling": "mean"}
+    ]  # fmt: skip
+    OfflineDataModule(ENV_ID, [missing]).prepare_data()  # collect_if_missing=0: never collects
+    assert len(calls) == 1
+
+
+def test_lightning_moves_the_batch_with_tensordict_to():
+    batch = TensorDict({"state": torch.zeros(4, 3), "next": {"reward": torch.zeros(4, 1)}}, batch_size=[4])
+    moved = LightningModule().transfer_batch_to_device(batch, torch.device("meta"), 0)
+    assert moved.device == torch.device("meta") and moved["next", "reward"].device == torch.device("meta")
+
+
+class BatchRecorder(LightningModule):
+    """Remembers the rows of every batch it trains on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = torch.nn.Linear(STATE_DIM, 1)
+        self.seen: dict[int, list[torch.Tensor]] = {}
+
+    def training_step(self, batch: TensorDict, batch_idx: int) -> torch.Tensor:
+        assert isinstance(batch, TensorDict) and batch.device == self.device
+        self.seen.setdefault(self.current_epoch, []).append(batch["state"][:, :2].clone())
+        return self.layer(batch["state"]).square().mean()
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.01)
+
+
+def fit(paths, tmp_path, max_epochs: int, ckpt_path: str | None = None) -> BatchRecorder:
+    module = BatchRecorder()
+    trainer = Trainer(
+        max_epochs=max_epochs, accelerator="cpu", logger=False, enable_progress_bar=False, enable_model_summary=False,
+        callbacks=[ModelCheckpoint(dirpath=tmp_path / "checkpoints", save_last=True)], default_root_dir=tmp_path,
+    )  # fmt: skip
+    data = OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], batch_size=16, batches_per_epoch=3, seed=1)
+    trainer.fit(module, datamodule=data, ckpt_path=ckpt_path)
+    return module
+
+
+def test_resumed_fit_continues_the_same_stream(paths, tmp_path):
+    uninterrupted = fit(paths, tmp_path / "a", max_epochs=2)
+    assert len(uninterrupted.seen[1]) == 3
+    assert not torch.equal(torch.stack(uninterrupted.seen[0]), torch.stack(uninterrupted.seen[1]))
+    fit(paths, tmp_path / "b", max_epochs=1)
+    resumed = fit(paths, tmp_path / "b", max_epochs=2, ckpt_path=str(tmp_path / "b" / "checkpoints" / "last.ckpt"))
+    assert list(resumed.seen) == [1]
+    assert torch.equal(torch.stack(resumed.seen[1]), torch.stack(uninterrupted.seen[1]))
