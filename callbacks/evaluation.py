@@ -34,6 +34,11 @@ class SuccessRateEvaluation(pl.Callback):
         self.seed = seed
         self.history: list[dict] = []
         self.latest: dict[str, LevelResult] = {}
+        self.log_dir = Path(".")
+
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        # trainer.log_dir is a collective under DDP: every rank must ask, so never inside rank-zero-only code.
+        self.log_dir = Path(trainer.log_dir or trainer.default_root_dir)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         last_epoch = trainer.max_epochs is not None and trainer.current_epoch + 1 >= trainer.max_epochs
@@ -73,9 +78,6 @@ class SuccessRateEvaluation(pl.Callback):
         self.history.append({"epoch": trainer.current_epoch, "global_step": trainer.global_step, **{f"success_rate/{k}": v.success_rate for k, v in results.items()}})
         self._write_results(trainer, pl_module)
 
-    def _log_dir(self, trainer: pl.Trainer) -> Path:
-        return Path(trainer.log_dir or trainer.default_root_dir)
-
     def _write_results(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         data = trainer.datamodule
         report = {
@@ -88,7 +90,7 @@ class SuccessRateEvaluation(pl.Callback):
             "levels": {level: result.to_dict() for level, result in self.latest.items()},
             "history": self.history,
         }
-        atomic_write_text(json.dumps(report, indent=2), self._log_dir(trainer) / "results.json")
+        atomic_write_text(json.dumps(report, indent=2), self.log_dir / "results.json")
 
     @rank_zero_only
     def on_fit_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
@@ -110,5 +112,5 @@ class SuccessRateEvaluation(pl.Callback):
         ax.set(xlabel="gradient updates", ylabel="success rate", ylim=(-0.02, 1.02), title=trainer.datamodule.env_id)
         ax.legend()
         fig.tight_layout()
-        fig.savefig(self._log_dir(trainer) / "success_rate.png", dpi=100)
+        fig.savefig(self.log_dir / "success_rate.png", dpi=100)
         plt.close(fig)

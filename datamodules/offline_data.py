@@ -18,6 +18,10 @@ from imaginebench.instructions.encoder import Pooling
 from imaginebench.registry import get_domain
 
 
+TRAIN_STREAM, VALIDATION_STREAM, TEST_STREAM = 0, 1, 2
+"""Tags in the sampler seed ``(seed, rank, stream, ...)``: loss diagnostics never share training's batches."""
+
+
 class EpochBatches(IterableDataset):
     """One epoch of ready batches, served by ``DataLoader(batch_size=None, collate_fn=as_is)``."""
 
@@ -45,7 +49,7 @@ class OfflineDataModule(LightningDataModule):
     (see :mod:`datamodules.mixing`). ``task_id`` indexes :attr:`tasks`: the real tasks first, then
     tasks only the imaginary data has. ``real`` may be empty only with ``mix_ratio_real=0``.
 
-    Epoch ``e`` on rank ``r`` is drawn from the seed ``(seed, r, e)``: ranks never share a stream,
+    Epoch ``e`` on rank ``r`` is drawn from the seed ``(seed, r, TRAIN_STREAM, e)``: ranks never share a stream,
     and a run resumed from an end-of-epoch checkpoint draws exactly the batches it would have drawn.
     """
 
@@ -62,6 +66,7 @@ class OfflineDataModule(LightningDataModule):
         encoder: str = DEFAULT_ENCODER,
         pooling: Pooling = "mean",
         collect_if_missing: int = 0,
+        evaluation_batches: int = 4,
     ) -> None:
         super().__init__()
         if batch_size < 1 or batches_per_epoch < 1:
@@ -78,6 +83,7 @@ class OfflineDataModule(LightningDataModule):
         self.encoder = encoder
         self.pooling = pooling
         self.collect_if_missing = collect_if_missing
+        self.evaluation_batches = evaluation_batches
         self.instruction_encoder = InstructionEncoder(encoder, pooling)
         self.real_dataset: EpisodeDataset | None = None
         self.imaginary_dataset: EpisodeDataset | None = None
@@ -147,7 +153,7 @@ class OfflineDataModule(LightningDataModule):
         return transitions
 
     def _epoch(self) -> Iterator[TensorDict]:
-        self.sampler.reseed((self.seed, self._rank, self._epochs_started))
+        self.sampler.reseed((self.seed, self._rank, TRAIN_STREAM, self._epochs_started))
         self._epochs_started += 1
         for _ in range(self.batches_per_epoch):
             yield self.sampler.sample(self.batch_size)
@@ -156,6 +162,24 @@ class OfflineDataModule(LightningDataModule):
         if self.sampler is None:
             raise RuntimeError("OfflineDataModule: call setup() before train_dataloader()")
         return DataLoader(EpochBatches(self._epoch, self.batches_per_epoch), batch_size=None, collate_fn=as_is, num_workers=0)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._evaluation_loader(VALIDATION_STREAM)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._evaluation_loader(TEST_STREAM)
+
+    def _evaluation_loader(self, stream: int) -> DataLoader:
+        """``evaluation_batches`` batches from a stream of their own, the same at every call, for loss diagnostics."""
+        if self.sampler is None:
+            raise RuntimeError("OfflineDataModule: call setup() before requesting a dataloader")
+
+        def batches() -> Iterator[TensorDict]:
+            self.sampler.reseed((self.seed, self._rank, stream))
+            for _ in range(self.evaluation_batches):
+                yield self.sampler.sample(self.batch_size)
+
+        return DataLoader(EpochBatches(batches, self.evaluation_batches), batch_size=None, collate_fn=as_is, num_workers=0)
 
     def state_dict(self) -> dict[str, Any]:
         """Epochs drawn so far; every rank re-derives its own stream from it on resume."""

@@ -56,7 +56,7 @@ def evaluate_level(
     tasks = get_domain(env_id).tasks[level]
     assignments = [task for task in tasks for _ in range(episodes_per_task)]
     factories = [partial(make, env_id, level, task=task, encoder=encoder, pooling=pooling) for task in assignments]
-    envs = gym.vector.SyncVectorEnv(factories, autoreset_mode=gym.vector.AutoresetMode.DISABLED)
+    envs = gym.vector.SyncVectorEnv(factories)  # finished envs autoreset; their results are masked out
     n = len(assignments)
     obs, _ = envs.reset(seed=[seed + k for k in range(n)])
     active = np.ones(n, dtype=bool)

@@ -52,6 +52,22 @@ class OfflineRLModule(LightningModule):
         """``[{"params": ..., "lr": ...}, ...]``: every trainable parameter in exactly one group."""
         raise NotImplementedError
 
+    def losses(self, batch: TensorDictBase) -> Mapping[str, Tensor]:
+        """The algorithm's loss terms on ``batch`` (scalars, or per-row values that are averaged)."""
+        raise NotImplementedError
+
+    def validation_step(self, batch: TensorDictBase, batch_idx: int) -> None:
+        self._log_losses("val", batch)
+
+    def test_step(self, batch: TensorDictBase, batch_idx: int) -> None:
+        self._log_losses("test", batch)
+
+    def _log_losses(self, stage: str, batch: TensorDictBase) -> None:
+        """Loss terms on sampled batches; the policy's real test is the environment evaluation callback."""
+        with torch.enable_grad():  # some TorchRL losses differentiate internally
+            terms = self.losses(batch)
+        self.log_dict({f"{stage}/{name}": value.detach().mean() for name, value in terms.items()}, batch_size=batch.shape[0])
+
     def configure_optimizers(self) -> torch.optim.Optimizer:
         groups = [{**group, "params": list(group["params"])} for group in self.parameter_groups()]
         grouped = {id(p) for group in groups for p in group["params"]}

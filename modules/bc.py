@@ -55,8 +55,11 @@ class BC(OfflineRLModule):
     def parameter_groups(self) -> list[dict[str, Any]]:
         return [{"params": self.actor.parameters(), "lr": self.hparams.lr}]
 
+    def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
+        return {"loss_bc": self.loss(batch)["loss_bc"]}  # per row, so it can be split by source
+
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
-        per_row = self.loss(batch)["loss_bc"]
+        per_row = self.losses(batch)["loss_bc"]
         loss = per_row.mean()
         self.gradient_step(loss)
         self.log_train_metrics({"loss_bc": loss})

@@ -108,8 +108,11 @@ class CQL(OfflineRLModule):
             {"params": [self.loss.log_alpha], "lr": self.hparams.temperature_lr},
         ]
 
+    def losses(self, batch: TensorDictBase) -> TensorDictBase:
+        return self.loss(batch)  # also writes the per-row TD error into the batch as "td_error"
+
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
-        losses = self.loss(batch)  # writes the per-row TD error into the batch as "td_error"
+        losses = self.losses(batch)
         # Eq. 4: the Bellman error plus the weighted conservative gap.
         loss = losses["loss_qvalue"] + self.hparams.conservative_weight * losses["loss_cql"]
         if not self.env_spec.is_discrete:  # Alg. 1 line 4: SAC's policy and temperature updates

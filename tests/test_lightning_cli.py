@@ -1,0 +1,70 @@
+"""The main job's path through LightningCLI, shrunk to tiny data and few steps."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def tiny_config(tmp_path: Path, *extra_callbacks: dict) -> Path:
+    config = {
+        "trainer": {
+            "max_epochs": 2,
+            "enable_progress_bar": False,
+            "logger": {"class_path": "lightning.pytorch.loggers.TensorBoardLogger", "init_args": {"save_dir": str(tmp_path / "runs"), "name": "tiny"}},
+            "callbacks": [
+                {"class_path": "callbacks.evaluation.SuccessRateEvaluation", "init_args": {"episodes_per_task": 2, "every_n_epochs": 1}},
+                {"class_path": "lightning.pytorch.callbacks.ModelCheckpoint", "init_args": {"save_last": True}},
+                *extra_callbacks,
+            ],
+        },
+        "data": {"real": [str(tmp_path / "data" / "real-train")], "collect_if_missing": 24, "batch_size": 16, "batches_per_epoch": 6, "evaluation_batches": 1},
+    }
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def imaginebench(*args: str) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "imaginebench", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return result
+
+
+@pytest.mark.parametrize("algo", ["bc", "cql"])
+def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, algo):
+    result = imaginebench("fit", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)))
+    assert (tmp_path / "data" / "real-train" / "metadata.json").is_file()
+    run_dir = tmp_path / "runs" / "tiny" / "version_0"
+    report = json.loads((run_dir / "results.json").read_text())
+    assert list(report["levels"]) == ["train", "rephrase", "easy", "hard"]
+    assert report["global_step"] == 12 and len(report["history"]) == 2
+    assert set(report["levels"]["easy"]["per_task"]) == {"OpenGo", "OpenPick", "GoWall", "GoCenter"}
+    assert all(task["episodes"] == 2 for task in report["levels"]["hard"]["per_task"].values())
+    assert "Success per level" in result.stdout and "PutPile" in result.stdout
+    assert (run_dir / "success_rate.png").stat().st_size > 0
+    assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
+
+    checkpoint = run_dir / "checkpoints" / "last.ckpt"
+    validated = imaginebench("validate", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)), "--ckpt_path", str(checkpoint))
+    assert "val/" in validated.stdout
+    assert json.loads((tmp_path / "runs" / "tiny" / "version_1" / "results.json").read_text())["levels"]["hard"]["per_task"]
+
+
+def test_ddp_on_two_cpu_processes_trains_with_distinct_batch_streams(tmp_path):
+    probe = {"class_path": "tests.ddp_probe.FirstBatchProbe", "init_args": {"out_dir": str(tmp_path / "probe")}}
+    imaginebench(
+        "fit", "--config", "lightning_config/babyai/bc.yaml", "--config", str(tiny_config(tmp_path, probe)),
+        "--trainer.strategy", "ddp", "--trainer.accelerator", "cpu", "--trainer.devices", "2",
+    )  # fmt: skip
+    rank0, rank1 = (torch.load(tmp_path / "probe" / f"rank{r}.pt") for r in (0, 1))
+    assert rank0["world_size"] == rank1["world_size"] == 2
+    assert not torch.equal(rank0["state"], rank1["state"])
+    report = json.loads((tmp_path / "runs" / "tiny" / "version_0" / "results.json").read_text())
+    assert report["global_step"] == 12 and list(report["levels"]) == ["train", "rephrase", "easy", "hard"]
