@@ -38,8 +38,17 @@ def instruction_table(env_id: str, level: str, encoder: str = DEFAULT_ENCODER, p
     return InstructionTable.build(domain.instruction_texts(resolve_level(level)), _encoder(encoder, pooling))
 
 
-def make(env_id: str, level: str = "train", task: str | None = None, encoder: str = DEFAULT_ENCODER, pooling: str = "mean"):
+def make(
+    env_id: str,
+    level: str = "train",
+    task: str | None = None,
+    encoder: str = DEFAULT_ENCODER,
+    pooling: str = "mean",
+    **env_kwargs,
+):
     """Create a benchmark env for one level (optionally restricted to one task).
+
+    ``env_kwargs`` (e.g. ``render_mode="rgb_array"``) go to the domain's env.
 
     Returns the env itself, not a gymnasium wrapper stack, so ``env.get_dataset`` works as in
     the original benchmark. ``gymnasium.make("imaginebench/<env_id>", level=...)`` gives the
@@ -48,7 +57,7 @@ def make(env_id: str, level: str = "train", task: str | None = None, encoder: st
     domain = get_domain(env_id)
     level = resolve_level(level)
     table = instruction_table(env_id, level, encoder, pooling)
-    return domain.env_factory(level=level, instructions=table, task=task)
+    return domain.env_factory(level=level, instructions=table, task=task, **env_kwargs)
 
 
 def register_gymnasium_envs() -> None:

@@ -105,10 +105,8 @@ class BabyAIEnv(ImagineBenchEnv):
     horizon = HORIZON
 
     def __init__(
-        self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = "rgb_array"
+        self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = None
     ):
-        """``render_mode`` defaults to ``"rgb_array"`` because ``imaginebench.make`` does not pass one;
-        frames are only drawn when ``render()`` is called."""
         level = resolve_level(level)
         super().__init__(level, LEVEL_TASKS[level], instructions, task)
         self.render_mode = render_mode

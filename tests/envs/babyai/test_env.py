@@ -203,9 +203,13 @@ def test_truncation_at_the_horizon(envs):
         assert reward == 0.0 and not terminated and truncated == (t == HORIZON)
 
 
-def test_render_draws_the_grid(envs):
-    frame = envs["train"].render()
-    assert frame.shape[:2] == (8 * 32, 15 * 32) and frame.dtype == np.uint8
+def test_render_draws_the_grid_through_imaginebench_and_gymnasium_make():
+    import gymnasium as gym
+
+    for env in (imaginebench.make("BabyAI-v0", level="hard", render_mode="rgb_array"), gym.make("imaginebench/BabyAI-v0", level="hard", render_mode="rgb_array")):
+        env.reset(seed=0)
+        frame = env.render()
+        assert frame.shape[:2] == (8 * 32, 15 * 32) and frame.dtype == np.uint8
 
 
 @settings(max_examples=40, deadline=None)
