@@ -95,7 +95,7 @@ def write_episodes(dataset: EpisodeDataset, path: str | Path) -> Path:
         tensors = TensorDict(
             {"steps": dataset.steps, "instruction_embeddings": dataset.instruction_embeddings}, batch_size=[]
         )
-        tensors.memmap_(tmp / "tensors")
+        tensors.memmap(tmp / "tensors", copy_existing=True)  # copy_existing: a loaded dataset is memory-mapped already
         (tmp / "instructions.json").write_text(json.dumps(dataset.instruction_texts, indent=0))
         (tmp / "metadata.json").write_text(json.dumps(metadata, indent=2))
     return path

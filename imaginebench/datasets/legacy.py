@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from imaginebench.datasets.episodes import EpisodeDataset, load_episodes
+from imaginebench.datasets.episodes import DatasetError, EpisodeDataset, load_episodes
 from imaginebench.levels import resolve_level
 
 
@@ -55,7 +55,15 @@ def get_dataset(env_id: str, level: str, data_dir: str | Path | None = None):
         raise FileNotFoundError(
             f"{real_dir}: no real data; create it with `imaginebench collect --env {env_id} --level train --out {real_dir}`"
         )
-    real = to_padded_arrays(load_episodes(real_dir))
+    real = to_padded_arrays(_load_source(real_dir, "real"))
     imaginary_dir = default_dataset_dir(env_id, "imaginary", level, data_dir)
-    imaginary = to_padded_arrays(load_episodes(imaginary_dir)) if level != "train" and imaginary_dir.exists() else None
-    return real, imaginary
+    if level == "train" or not imaginary_dir.exists():
+        return real, None
+    return real, to_padded_arrays(_load_source(imaginary_dir, "imaginary"))
+
+
+def _load_source(path: Path, source: str) -> EpisodeDataset:
+    dataset = load_episodes(path)
+    if dataset.source != source:
+        raise DatasetError(f"{path / 'metadata.json'}: field 'source' is {dataset.source!r}, expected {source!r}")
+    return dataset

@@ -128,3 +128,11 @@ def test_padded_arrays_match_the_original_layout():
     expected = torch.cat([dataset.steps["state"][row], dataset.instruction_embeddings[dataset.steps["instruction_id"][row]]])
     np.testing.assert_array_equal(arrays["observations"][1, 3], expected.numpy())
     assert arrays["actions"][1, 3] == int(dataset.steps["action"][row])
+
+
+def test_a_loaded_dataset_can_be_written_elsewhere(tmp_path):
+    loaded = load_episodes(write_episodes(synthetic([3, 2]), tmp_path / "a"))
+    copy = load_episodes(write_episodes(loaded, tmp_path / "b"))
+    assert str(tmp_path / "a") in loaded.steps["state"].filename  # the caller's dataset is left as it was
+    assert torch.equal(copy.steps["state"], loaded.steps["state"])
+    assert load_episodes(tmp_path / "a").num_steps == 5
