@@ -58,7 +58,7 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
     env.close()
     steps = _stack_rows(rows, discrete=domain.action_kind == "discrete")
     text_list = list(texts)
-    embeddings = torch.from_numpy(np.stack([env.instructions.embedding(t) for t in text_list])) if text_list else torch.zeros(0, env.instructions.dim)
+    embeddings = torch.from_numpy(np.stack([env.instructions.embedding(t) for t in text_list]))  # indices is never empty
     metadata = {
         "env_id": env_id, "level": level, "source": "real", "encoder_id": env.instructions.encoder_id,
         "embedding_dim": env.instructions.dim, "state_dim": domain.state_dim, "action_kind": domain.action_kind,

@@ -6,8 +6,6 @@ LEVELS: tuple[str, ...] = ("train", "rephrase", "easy", "hard")
 """train: seen tasks; rephrase: seen tasks in unseen wording; easy: novel single-step
 compositions; hard: novel multi-step compositions."""
 
-NOVEL_LEVELS: tuple[str, ...] = ("rephrase", "easy", "hard")
-
 LEVEL_ALIASES: dict[str, str] = {"real": "train"}
 """The original benchmark calls the train level ``real``; both names are accepted."""
 

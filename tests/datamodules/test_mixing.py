@@ -5,10 +5,10 @@ from hypothesis import strategies as st
 
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL, MixedSampler
 from imaginebench.datasets import to_transitions
-from tests.datamodules.synthetic import synthetic_dataset
+from tests.synthetic_episodes import synthetic_dataset
 
-REAL = to_transitions(synthetic_dataset("real", num_episodes=60))  # 300 rows
-IMAGINARY = to_transitions(synthetic_dataset("imaginary", num_episodes=20))  # 100 rows
+REAL = to_transitions(synthetic_dataset("real", (5,) * 60))  # 300 rows
+IMAGINARY = to_transitions(synthetic_dataset("imaginary", (5,) * 20))  # 100 rows
 BATCH_KEYS = {
     "state", "instruction_embedding", "action", "task_id", "source",
     ("next", "state"), ("next", "instruction_embedding"), ("next", "reward"),

@@ -10,7 +10,7 @@ from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.datasets import DatasetError
 from imaginebench.instructions import InstructionEncoder
-from tests.datamodules.synthetic import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
+from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
 
 
 @pytest.fixture

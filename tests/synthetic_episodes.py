@@ -1,4 +1,4 @@
-"""Small BabyAI-shaped episode datasets whose rows tell where they came from.
+"""Small BabyAI-shaped episode datasets whose rows tell where they came from (shared by the tests).
 
 ``state[:, 0]`` is the source (0 real, 1 imaginary) and ``state[:, 1]`` the row's index in its
 dataset, so a test can trace every sampled row back to its origin.
@@ -6,6 +6,7 @@ dataset, so a test can trace every sampled row back to its origin.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -23,16 +24,26 @@ TASKS = {"real": ["goto", "pickup"], "imaginary": ["pickup", "open_door"]}
 """The imaginary data has one task of its own, as in ImagineBench."""
 
 
-def synthetic_dataset(source: str, num_episodes: int = 20, episode_length: int = 5, **metadata) -> EpisodeDataset:
-    """``num_episodes`` episodes of equal length; ``metadata`` overrides fields (e.g. ``env_id``)."""
-    n = num_episodes * episode_length
-    gen = torch.Generator().manual_seed(len(source) * 1000 + n)
-    episode_id = torch.arange(num_episodes).repeat_interleave(episode_length)
-    step = torch.arange(episode_length).repeat(num_episodes)
-    state = torch.randn(n, STATE_DIM, generator=gen)
+def synthetic_dataset(
+    source: str = "real",
+    lengths: Sequence[int] = (5,) * 20,
+    *,
+    state_dim: int = STATE_DIM,
+    embedding_dim: int = EMBEDDING_DIM,
+    seed: int | None = None,
+    **metadata,
+) -> EpisodeDataset:
+    """Episodes of the given ``lengths``; ``metadata`` overrides fields (e.g. ``env_id``)."""
+    lengths_t = torch.tensor(list(lengths))
+    n = int(lengths_t.sum())
+    gen = torch.Generator().manual_seed(len(source) * 1000 + n if seed is None else seed)
+    episode_id = torch.arange(len(lengths_t)).repeat_interleave(lengths_t)
+    step = torch.cat([torch.arange(length) for length in lengths])
+    state = torch.randn(n, state_dim, generator=gen)
     state[:, 0] = float(source == "imaginary")
     state[:, 1] = torch.arange(n, dtype=torch.float32)
-    last = step == episode_length - 1
+    last = torch.zeros(n, dtype=torch.bool)
+    last[lengths_t.cumsum(0) - 1] = True
     steps = TensorDict(
         {
             "state": state, "next_state": state + 1, "action": torch.randint(0, NUM_ACTIONS, (n,), generator=gen),
@@ -47,14 +58,14 @@ def synthetic_dataset(source: str, num_episodes: int = 20, episode_length: int =
     return EpisodeDataset(
         steps,
         texts,
-        torch.randn(3, EMBEDDING_DIM, generator=gen),
+        torch.randn(3, embedding_dim, generator=gen),
         {
             "env_id": ENV_ID, "level": "train", "source": source, "encoder_id": InstructionEncoder().encoder_id,
-            "embedding_dim": EMBEDDING_DIM, "state_dim": STATE_DIM, "action_kind": "discrete",
+            "embedding_dim": embedding_dim, "state_dim": state_dim, "action_kind": "discrete",
             "num_actions": NUM_ACTIONS, "tasks": tasks, "produced_by": {}, "counts": {}, **metadata,
         },  # fmt: skip
     )
 
 
-def write_synthetic(path: Path, source: str, **kwargs) -> str:
-    return str(write_episodes(synthetic_dataset(source, **kwargs), path))
+def write_synthetic(path: Path, source: str, num_episodes: int = 20, **metadata) -> str:
+    return str(write_episodes(synthetic_dataset(source, (5,) * num_episodes, **metadata), path))
