@@ -17,7 +17,15 @@ class ImagineBenchEnv(gym.Env):
     ``step``. ``info`` always holds ``is_success``, ``task`` and ``instruction``.
     Without a fixed ``task`` each reset draws one of the level's tasks uniformly (seeded);
     ``options={"task": name}`` picks one explicitly.
+
+    Imaginary rollouts are judged against the simulator through three more members, which every
+    domain supplies: ``success_flags`` (the current episode's goal checked on generated states),
+    ``state_violations`` (why a state cannot occur in this env) and ``state_tolerance``.
     """
+
+    state_tolerance: float = 0.0
+    """Largest absolute difference per dimension at which a generated state still matches the
+    simulated one (0 for exact, discrete states; physics domains allow for float noise)."""
 
     env_id: str = ""
     state_space: gym.spaces.Box
@@ -54,6 +62,17 @@ class ImagineBenchEnv(gym.Env):
 
     def _info(self, is_success: bool) -> dict[str, Any]:
         return {"is_success": bool(is_success), "task": self.task, "instruction": self.instruction}
+
+    def success_flags(self, states: np.ndarray) -> np.ndarray:
+        """Whether the current episode's goal (set by the last ``reset``) holds at each of
+        ``states`` ``(T, state_dim)``, read in order from the episode's first state; composite
+        tasks may track their stages along the sequence. Returns ``bool`` ``(T,)``."""
+        raise NotImplementedError(f"{self.env_id} does not check goals on generated states")
+
+    def state_violations(self, state: np.ndarray) -> list[str]:
+        """Reasons ``state`` cannot occur in this env (out of bounds, overlapping objects,
+        impossible carries, ...); empty when it is legal. Independent of the episode's goal."""
+        raise NotImplementedError(f"{self.env_id} has no legality check")
 
     def get_dataset(self, level: str | None = None, data_dir: str | None = None):
         """Original-benchmark compatibility: ``(real, imaginary)`` dicts of padded arrays."""

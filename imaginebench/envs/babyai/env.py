@@ -35,7 +35,9 @@ from imaginebench.envs.babyai.world import (
     STATE_HIGH,
     TOGGLE,
     World,
+    decode_state,
     encode_state,
+    state_violations,
 )
 from imaginebench.envs.base import ImagineBenchEnv
 from imaginebench.instructions import InstructionTable
@@ -151,6 +153,16 @@ class BabyAIEnv(ImagineBenchEnv):
         reward = 1.0 - 0.9 * self.step_count / HORIZON if success else 0.0
         truncated = not success and self.step_count >= HORIZON
         return self._observation(encode_state(world)), reward, success, truncated, self._info(success)
+
+    def success_flags(self, states: np.ndarray) -> np.ndarray:
+        """BabyAI goals depend on the current state only (no stages), so each row is judged alone;
+        a row that is not a legal state never counts as success."""
+        assert self.goal is not None, "BabyAI-v0: call reset() before success_flags()"
+        goal = self.goal
+        return np.array([not state_violations(s) and is_success(decode_state(s), goal) for s in np.asarray(states)], dtype=bool)
+
+    def state_violations(self, state: np.ndarray) -> list[str]:
+        return state_violations(state)
 
     def render(self):
         return self._room.get_frame(highlight=False)

@@ -118,3 +118,50 @@ def decode_state(state: np.ndarray) -> World:
     colors = {obj: IDX_TO_COLOR[s[f"{obj}_color"]] for obj in (*OBJECTS, "door")}
     positions = {obj: None if obj == carrying else (s[f"{obj}_col"], s[f"{obj}_row"]) for obj in OBJECTS}
     return World(colors, positions, s["door_row"], s["door_state"], (s["agent_col"], s["agent_row"]), carrying)
+
+
+def state_violations(state: np.ndarray) -> list[str]:
+    """Why a (possibly imagined) state vector cannot occur in the BabyAI env; empty when legal.
+
+    Checks what the simulator guarantees: whole numbers within bounds, valid colours and door
+    state, the door in the shared wall, the agent and every floor object inside the left room,
+    no two objects on one cell, and a carry slot that names exactly one object, with its colour,
+    whose position is then (0, 0).
+    """
+    values = np.asarray(state, dtype=np.float64).reshape(-1)
+    if values.shape != (STATE_DIM,):
+        return [f"state has {values.size} numbers, expected {STATE_DIM}"]
+    if not np.all(np.isfinite(values)):
+        return ["non-finite value"]
+    reasons = [f"{name}={v:g} is not a whole number" for name, v in zip(STATE_FIELDS, values) if abs(v - round(v)) > 1e-3]
+    if reasons:
+        return reasons
+    s = {name: int(round(v)) for name, v in zip(STATE_FIELDS, values)}
+    reasons += [f"{name}={s[name]} is out of bounds" for name, high in zip(STATE_FIELDS, STATE_HIGH) if not 0 <= s[name] <= high]
+    if reasons:
+        return reasons
+    if s["door_col"] != DOOR_COL or not 1 <= s["door_row"] <= ROOM_SIZE - 2:
+        reasons.append(f"door at row {s['door_row']}, col {s['door_col']} is not in the shared wall")
+    if (s["agent_col"], s["agent_row"]) not in ROOM_CELLS:
+        reasons.append(f"agent at row {s['agent_row']}, col {s['agent_col']} is outside the room")
+    carry_type_ids = {OBJECT_TO_IDX[obj]: obj for obj in OBJECTS}
+    carried = carry_type_ids.get(s["carry_type"])
+    if s["carry_type"] != 0 and carried is None:
+        reasons.append(f"carry_type={s['carry_type']} is not a movable object")
+    if carried is None and s["carry_color"] != 0:
+        reasons.append("carry_color is set while nothing is carried")
+    if carried is not None and s["carry_color"] != s[f"{carried}_color"]:
+        reasons.append(f"the carried {carried} has colour {s['carry_color']}, the {carried} has {s[f'{carried}_color']}")
+    floor: dict[Pos, str] = {}
+    for obj in OBJECTS:
+        cell = (s[f"{obj}_col"], s[f"{obj}_row"])
+        if obj == carried:
+            if cell != (0, 0):
+                reasons.append(f"the carried {obj} is also on the floor at row {cell[1]}, col {cell[0]}")
+            continue
+        if cell not in ROOM_CELLS:
+            reasons.append(f"{obj} at row {cell[1]}, col {cell[0]} is outside the room")
+        elif cell in floor:
+            reasons.append(f"{obj} and {floor[cell]} overlap at row {cell[1]}, col {cell[0]}")
+        floor[cell] = obj
+    return reasons
