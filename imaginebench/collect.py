@@ -1,30 +1,27 @@
 """Expert data collection: ``imaginebench collect``.
 
-Episodes are spread evenly over the level's tasks and episode ``i`` is seeded from
-``(seed, i)``, so the output depends only on the arguments. Work is written in shards, each
-atomically; an interrupted run resumes from its last complete shard and the final dataset
-appears (by rename) only when every shard is done.
+Episodes are spread evenly over the level's tasks (round robin) and episode ``i`` is seeded from
+``(seed, i)``, so the output depends only on the arguments; writing is sharded and resumable
+(:mod:`imaginebench.datasets.sharded`).
 """
 
 from __future__ import annotations
 
-import json
-import shlex
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from tensordict import TensorDict
-from tqdm.auto import tqdm
 
-from imaginebench.datasets import EpisodeDataset, concat_datasets, load_episodes, write_episodes
-from imaginebench.instructions import DEFAULT_ENCODER
+from imaginebench.datasets import EpisodeDataset
+from imaginebench.datasets.sharded import write_sharded
+from imaginebench.instructions import DEFAULT_ENCODER, InstructionTable
 from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain, make
-from imaginebench.storage import atomic_write_text
+
+
+STEP_FIELDS = ("state", "next_state", "action", "reward", "terminated", "truncated", "success", "episode_id", "step", "task_id", "instruction_id")
 
 
 def episode_seed(seed: int, index: int) -> int:
@@ -37,7 +34,7 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
     domain = get_domain(env_id)
     env = make(env_id, level, encoder=encoder, pooling=pooling)
     tasks = list(domain.tasks[level])
-    rows: dict[str, list] = {k: [] for k in ("state", "next_state", "action", "reward", "terminated", "truncated", "success", "episode_id", "step", "task_id", "instruction_id")}
+    rows = new_rows()
     texts: dict[str, int] = {}
     for index in indices:
         expert = domain.expert()
@@ -56,16 +53,27 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
                 rows[key].append(value)
             obs, done, t = next_obs, terminated or truncated, t + 1
     env.close()
-    steps = _stack_rows(rows, discrete=domain.action_kind == "discrete")
-    text_list = list(texts)
-    embeddings = torch.from_numpy(np.stack([env.instructions.embedding(t) for t in text_list]))  # indices is never empty
+    return build_dataset(env_id, level, env.instructions, rows, list(texts), "real", {"kind": "expert", "seed": seed})
+
+
+def new_rows() -> dict[str, list]:
+    """Empty per-step columns, filled one step at a time by the producers of episodes."""
+    return {key: [] for key in STEP_FIELDS}
+
+
+def build_dataset(
+    env_id: str, level: str, instructions: InstructionTable, rows: dict[str, list], texts: list[str], source: str, generator: dict[str, Any]
+) -> EpisodeDataset:
+    """An episode dataset from per-step columns; ``texts`` are the instructions the rows' ``instruction_id`` index."""
+    domain = get_domain(env_id)
+    embeddings = torch.from_numpy(np.stack([instructions.embedding(t) for t in texts]))  # never empty: a shard has episodes
     metadata = {
-        "env_id": env_id, "level": level, "source": "real", "encoder_id": env.instructions.encoder_id,
-        "embedding_dim": env.instructions.dim, "state_dim": domain.state_dim, "action_kind": domain.action_kind,
-        "num_actions": domain.num_actions, "action_dim": domain.action_dim, "tasks": tasks, "counts": {},
-        "produced_by": {}, "generator": {"kind": "expert", "seed": seed},
+        "env_id": env_id, "level": level, "source": source, "encoder_id": instructions.encoder_id,
+        "embedding_dim": instructions.dim, "state_dim": domain.state_dim, "action_kind": domain.action_kind,
+        "num_actions": domain.num_actions, "action_dim": domain.action_dim, "tasks": list(domain.tasks[level]),
+        "counts": {}, "produced_by": {}, "generator": generator,
     }  # fmt: skip
-    return EpisodeDataset(steps, text_list, embeddings.float(), metadata)
+    return EpisodeDataset(_stack_rows(rows, discrete=domain.action_kind == "discrete"), texts, embeddings.float(), metadata)
 
 
 def _stack_rows(rows: dict[str, list], discrete: bool) -> TensorDict:
@@ -93,32 +101,15 @@ def collect(
     get_domain(env_id)  # fail early on a bad id
     if episodes < 1:
         raise ValueError(f"collect: --episodes must be >= 1, got {episodes}")
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"collect: {out} already exists (pass --overwrite to replace it)")
     config = {"env_id": env_id, "level": level, "episodes": episodes, "seed": seed, "encoder": encoder, "pooling": pooling, "shard_episodes": shard_episodes}
-    partial = out.parent / f".{out.name}.partial"
-    config_file = partial / "config.json"
-    if partial.exists() and (not config_file.is_file() or json.loads(config_file.read_text()) != config):
-        shutil.rmtree(partial)  # a different run was interrupted here: restart cleanly
-    partial.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(json.dumps(config), config_file)
 
-    starts = range(0, episodes, shard_episodes)
-    bar = tqdm(total=episodes, desc=f"collect {env_id} {level}", unit="ep", disable=not progress)
-    shards = []
-    for number, start in enumerate(starts):
-        shard_dir = partial / f"shard-{number:05d}"
-        if not shard_dir.exists():
-            indices = range(start, min(start + shard_episodes, episodes))
-            write_episodes(run_expert_episodes(env_id, level, indices, seed, encoder, pooling), shard_dir)
-        shards.append(load_episodes(shard_dir))
-        bar.update(min(shard_episodes, episodes - start))
-    bar.close()
-    produced_by = {"command": shlex.join(sys.argv), "config": config}
-    write_episodes(concat_datasets(shards, {"produced_by": produced_by}), out)
-    shutil.rmtree(partial)
-    return out
+    def produce(indices: range) -> EpisodeDataset:
+        return run_expert_episodes(env_id, level, indices, seed, encoder, pooling)
+
+    try:
+        return write_sharded(produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress)
+    except FileExistsError as error:
+        raise FileExistsError(f"collect: {error}") from None
 
 
 def format_success_table(counts: dict[str, Any]) -> str:
