@@ -1,0 +1,55 @@
+"""The package simulators behind each task, and reading them into the entity layout."""
+
+from __future__ import annotations
+
+import numpy as np
+from metaworld.env_dict import ALL_V3_ENVIRONMENTS
+from metaworld.sawyer_xyz_env import SawyerXYZEnv
+
+from imaginebench.envs.metaworld import composite
+from imaginebench.envs.metaworld.layout import entity_row
+from imaginebench.envs.metaworld.tasks import Task
+
+PACKAGE_OBJECT_SLOTS = (slice(4, 11), slice(11, 18))
+"""Position + quaternion of the package observation's first and second object."""
+
+
+def build_sim(task: Task) -> SawyerXYZEnv:
+    """A package env for ``task`` with the goal revealed and its layout drawn from its own
+    ``np_random`` at every reset (seed it with ``sim.seed``); the horizon is ours, not the package's."""
+    cls = composite.LockedDoorSim if task.name == "locked-door-open" else ALL_V3_ENVIRONMENTS[task.source]
+    sim = cls()
+    sim._partially_observable = False  # reveal the goal (as the package's goal-observable variants do)
+    sim._freeze_rand_vec = False
+    sim.seeded_rand_vec = True
+    sim._set_task_called = True
+    sim.max_path_length = 1 << 30
+    sim.seed(0)
+    sim.reset()
+    return sim
+
+
+def read_entities(sim: SawyerXYZEnv, task: Task, current: np.ndarray) -> dict[str, np.ndarray]:
+    """The 7-number row of every entity ``task`` uses, from the package observation's current
+    18 numbers (``current``) and, for what it leaves out, the simulator."""
+    if task.name == "make-coffee":
+        return {"coffee": entity_row(current[4:7], current[7:11]), "coffee_button": composite.coffee_button_row(sim)}
+    if task.name == "locked-door-open":
+        return {"lock": entity_row(current[4:7], current[7:11]), "handle": composite.door_handle_row(sim)}
+    rows = {}
+    for name, part in zip([e for e in task.entities if e != "wall"], PACKAGE_OBJECT_SLOTS):
+        rows[name] = entity_row(current[part][:3], current[part][3:])
+    if "wall" in task.entities:  # the package leaves the wall out of its observation; the original added it
+        rows["wall"] = entity_row(sim.data.body("wall").xpos, sim.data.body("wall").xquat)
+    return rows
+
+
+def stage_targets(sim: SawyerXYZEnv, task: Task) -> list[np.ndarray]:
+    """The target location of each stage, fixed at reset: the package goal, then the composite's next one."""
+    first = np.array(sim._target_pos, dtype=np.float64)
+    if task.name == "make-coffee":
+        return [first, composite.coffee_button_target(sim)]
+    if task.name == "locked-door-open":
+        return [first, composite.door_open_target(sim)]
+    return [first]
+
