@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from imaginebench.envs.domain import Domain
 from imaginebench.instructions import DEFAULT_ENCODER
 from imaginebench.registry import get_domain, make
 
@@ -51,11 +52,14 @@ def evaluate_level(
     """Run ``episodes_per_task`` episodes of every task of ``level`` at once in a vector env.
 
     Episode ``k`` of every evaluation uses seed ``seed + k``, so successive evaluations during
-    training see the same start states and are comparable.
+    training see the same start states and are comparable. Domains with a stored evaluation set
+    (``Domain.evaluation_starts``) start episode ``k`` of a task from its entry ``k`` instead.
     """
-    tasks = get_domain(env_id).tasks[level]
+    domain = get_domain(env_id)
+    tasks = domain.tasks[level]
     assignments = [task for task in tasks for _ in range(episodes_per_task)]
-    factories = [partial(make, env_id, level, task=task, encoder=encoder, pooling=pooling) for task in assignments]
+    starts = [start for task in tasks for start in _stored_starts(domain, level, task, episodes_per_task)]
+    factories = [partial(_make_env, env_id, level, task, encoder, pooling, start) for task, start in zip(assignments, starts)]
     envs = gym.vector.SyncVectorEnv(factories)  # finished envs autoreset; their results are masked out
     n = len(assignments)
     obs, _ = envs.reset(seed=[seed + k for k in range(n)])
@@ -84,6 +88,31 @@ def evaluate_level(
         mean_length=float(lengths.mean()),
         per_task=per_task,
     )
+
+
+class _StartFrom(gym.Wrapper):
+    """Resets its env from fixed options: a vector env hands every sub-env the same ``options``."""
+
+    def __init__(self, env: gym.Env, options: dict) -> None:
+        super().__init__(env)
+        self._options = options
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        return self.env.reset(seed=seed, options=self._options)
+
+
+def _stored_starts(domain: Domain, level: str, task: str, episodes: int) -> list[dict | None]:
+    if domain.evaluation_starts is None:
+        return [None] * episodes
+    starts = domain.evaluation_starts(level, task)
+    if len(starts) < episodes:
+        raise ValueError(f"{domain.env_id}: episodes_per_task={episodes}, but the evaluation set of {level}/{task} holds {len(starts)}")
+    return starts[:episodes]
+
+
+def _make_env(env_id: str, level: str, task: str, encoder: str, pooling: str, start: dict | None) -> gym.Env:
+    env = make(env_id, level, task=task, encoder=encoder, pooling=pooling)
+    return env if start is None else _StartFrom(env, start)
 
 
 def format_level_table(results: dict[str, LevelResult]) -> str:

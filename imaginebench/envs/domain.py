@@ -35,6 +35,9 @@ class Domain:
     action_kind: str
     num_actions: int = 0
     action_dim: int = 0
+    evaluation_starts: Callable[[str, str], list[dict]] | None = None
+    """``(level, task) → reset options`` of a stored evaluation set, one per episode; evaluation
+    then starts episode ``k`` from entry ``k`` instead of from reset seeds (``None``: seeds only)."""
 
     def spec(self, embedding_dim: int) -> EnvSpec:
         return EnvSpec(

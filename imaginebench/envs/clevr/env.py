@@ -1,0 +1,92 @@
+"""The CLEVR-Robot env (``Ball-v0``): five balls on a walled table, 40 push actions.
+
+Reward is sparse: 1 on the step that reaches the goal, 0 otherwise. The original shaped
+rewards by distance changes that only exist for some tasks; the datasets carry success anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from imaginebench.envs.base import ImagineBenchEnv
+from imaginebench.envs.clevr.phrasings import instruction
+from imaginebench.envs.clevr.physics import Table
+from imaginebench.envs.clevr.tasks import LEVEL_TASKS, Goal, is_success, sample_start
+from imaginebench.envs.clevr.world import NUM_ACTIONS, NUM_BALLS, STATE_DIM, STATE_HIGH, STATE_LOW, positions_of, state_of, state_violations
+from imaginebench.instructions import InstructionTable
+from imaginebench.levels import resolve_level
+
+HORIZON = 50
+"""Pushes per episode, every level (the original's; its easy episodes always ended after one)."""
+
+
+class ClevrEnv(ImagineBenchEnv):
+    """``Ball-v0``: state (10,) = the (x, y) of the red, blue, green, purple and cyan balls, plus the
+    instruction embedding; ``Discrete(40)``: action ``ball * 8 + direction`` pushes that ball."""
+
+    env_id = "Ball-v0"
+    metadata = {"render_modes": []}
+    state_space = spaces.Box(STATE_LOW, STATE_HIGH, (STATE_DIM,), np.float32)
+    action_space = spaces.Discrete(NUM_ACTIONS)
+    horizon = HORIZON
+    state_tolerance = 0.02
+    """A fifth of a ball radius: generated positions closer than this to the simulated ones match."""
+
+    def __init__(self, level: str, instructions: InstructionTable, task: str | None = None):
+        level = resolve_level(level)
+        super().__init__(level, LEVEL_TASKS[level], instructions, task)
+        self._table = Table()
+        self.goal: Goal | None = None
+        self.start_positions = np.zeros((NUM_BALLS, 2))
+        self.step_count = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """``options``: ``{"task": name}`` picks the task; ``{"start": entry}`` starts from a stored
+        evaluation episode (``{"positions", "goal", "instruction"}``, see ``evaluation_set``)."""
+        super().reset(seed=seed)
+        options = options or {}
+        if "start" in options:
+            entry = options["start"]
+            goal = Goal.from_json(entry["goal"])
+            self.task = self._choose_task({"task": goal.task})
+            positions, self.instruction = np.asarray(entry["positions"], dtype=np.float64), str(entry["instruction"])
+            self.instructions.row(self.instruction)  # fails early, naming the text, if the level cannot emit it
+        else:
+            self.task = self._choose_task(options)
+            positions, goal = sample_start(self.task, self.np_random)
+            self.instruction = instruction(self.level, goal, self.np_random)
+        self.goal = goal
+        self._table.set_positions(positions)
+        self.start_positions = self._table.positions()
+        self.step_count = 0
+        return self._observation(self._state()), self._info(False)
+
+    def step(self, action):
+        if self.goal is None:
+            raise RuntimeError("Ball-v0: call reset() before step()")
+        positions = self._table.push(int(action))
+        self.step_count += 1
+        success = is_success(positions, self.start_positions, self.goal)
+        truncated = not success and self.step_count >= HORIZON
+        return self._observation(self._state()), float(success), success, truncated, self._info(success)
+
+    def positions(self) -> np.ndarray:
+        """Current ball centres ``(5, 2)`` (what the expert and success checks read)."""
+        return self._table.positions()
+
+    def _state(self) -> np.ndarray:
+        return state_of(self._table.positions())
+
+    def success_flags(self, states: np.ndarray) -> np.ndarray:
+        """The goal judged on each state; one-step tasks measure movement from ``states[0]``, the
+        episode's first state. Illegal states never count as success."""
+        assert self.goal is not None, "Ball-v0: call reset() before success_flags()"
+        states = np.asarray(states, dtype=np.float64)
+        start = positions_of(states[0])
+        return np.array([not state_violations(s) and is_success(positions_of(s), start, self.goal) for s in states], dtype=bool)
+
+    def state_violations(self, state: np.ndarray) -> list[str]:
+        return state_violations(state)
