@@ -1,0 +1,123 @@
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import imaginebench
+from imaginebench.envs.clevr import HORIZON
+from imaginebench.envs.clevr.tasks import Goal, Relation
+from imaginebench.envs.clevr.world import BALL_RADIUS, NUM_ACTIONS, STATE_DIM, action_of, positions_of, state_violations
+from imaginebench.levels import LEVELS
+
+RED, BLUE, GREEN, PURPLE, CYAN = range(5)
+LAYOUT = [[-0.4, 0.0], [-0.1, 0.0], [0.2, 0.3], [0.4, 0.5], [0.0, 0.5]]
+EAST, NORTH, WEST, SOUTH = 0, 1, 2, 3
+
+
+@pytest.fixture(scope="module")
+def envs():
+    return {level: imaginebench.make("Ball-v0", level=level) for level in LEVELS}
+
+
+def start(env, goal, positions=LAYOUT, instruction=None):
+    """Reset ``env`` into a hand-placed layout (the goal's task must belong to the env's level)."""
+    text = instruction or env.instructions.texts[0]
+    obs, _ = env.reset(seed=0, options={"start": {"positions": positions, "goal": goal.to_json(), "instruction": text}})
+    return obs
+
+
+def test_observation_layout(envs):
+    env = envs["train"]
+    obs, info = env.reset(seed=3)
+    assert set(obs) == {"state", "instruction_embedding"}
+    assert obs["state"].shape == (STATE_DIM,) and obs["state"].dtype == np.float32
+    assert env.observation_space.contains(obs)
+    assert env.action_space == gym.spaces.Discrete(NUM_ACTIONS)
+    np.testing.assert_array_equal(obs["instruction_embedding"], env.instructions.embedding(info["instruction"]))
+    assert info["task"] in env.tasks and not info["is_success"]
+
+
+def test_first_push_after_reset_hits_the_ball_at_its_stored_position(envs):
+    """The original aimed the first push at a stale layout (spec §8 row 2)."""
+    env = envs["train"]
+    obs = start(env, Goal("push-left", (Relation(RED, GREEN, "left"),)))
+    np.testing.assert_allclose(positions_of(obs["state"]), LAYOUT, atol=1e-6)
+    obs, *_ = env.step(action_of(PURPLE, WEST))
+    moved = np.linalg.norm(positions_of(obs["state"]) - np.asarray(LAYOUT), axis=1)
+    assert moved[PURPLE] > BALL_RADIUS and np.all(np.delete(moved, PURPLE) < 1e-6)
+    assert positions_of(obs["state"])[PURPLE, 0] < LAYOUT[PURPLE][0]
+
+
+def test_push_into_another_ball_moves_both(envs):
+    env = envs["train"]
+    start(env, Goal("push-left", (Relation(RED, GREEN, "left"),)), positions=[[-0.3, 0.0], [-0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]])
+    obs, *_ = env.step(action_of(RED, EAST))
+    positions = positions_of(obs["state"])
+    assert positions[BLUE, 0] > -0.05 + 0.01 and positions[RED, 0] > -0.3 + 0.05
+    assert state_violations(obs["state"]) == []
+
+
+def test_reaching_the_goal_ends_the_episode_with_reward(envs):
+    env = envs["train"]
+    # red 0.45 left of green: one push east brings it within reach of green's left side
+    start(env, Goal("push-left", (Relation(RED, GREEN, "left"),)), positions=[[-0.45, 0.3], [0.4, -0.1], [0.0, 0.3], [0.4, 0.5], [0.0, -0.1]])
+    _, reward, terminated, truncated, info = env.step(action_of(RED, EAST))
+    assert info["is_success"] and terminated and not truncated and reward == 1.0
+
+
+def test_one_step_episode_continues_after_a_wrong_push(envs):
+    """The original ended every easy episode after one action (spec §8 row 3)."""
+    env = envs["easy"]
+    start(env, Goal("step-front", ball=GREEN, side="front"))
+    _, reward, terminated, truncated, info = env.step(action_of(GREEN, EAST))
+    assert not (terminated or truncated or info["is_success"]) and reward == 0.0
+    start(env, Goal("step-front", ball=GREEN, side="front"))
+    _, reward, terminated, _, info = env.step(action_of(GREEN, SOUTH))
+    assert info["is_success"] and terminated and reward == 1.0
+
+
+def test_episode_is_truncated_at_the_horizon(envs):
+    env = envs["hard"]
+    env.reset(seed=1, options={"task": "line-up"})
+    for t in range(HORIZON):
+        _, _, terminated, truncated, info = env.step(action_of(PURPLE, NORTH if t % 2 else SOUTH))
+        assert not terminated
+    assert truncated and env.step_count == HORIZON
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**16), st.lists(st.integers(0, NUM_ACTIONS - 1), min_size=1, max_size=15))
+def test_pushes_keep_balls_inside_the_walls_and_apart(seed, actions):
+    env = imaginebench.make("Ball-v0", level="hard")
+    obs, _ = env.reset(seed=seed)
+    for action in actions:
+        obs, *_ = env.step(action)
+        assert state_violations(obs["state"]) == []
+
+
+def test_same_seed_same_episode(envs):
+    env = envs["rephrase"]
+    runs = []
+    for _ in range(2):
+        obs, info = env.reset(seed=42)
+        states = [obs["state"]] + [env.step(a)[0]["state"] for a in (3, 17, 30)]
+        runs.append((info["instruction"], np.stack(states)))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+def test_success_flags_judge_generated_states(envs):
+    env = envs["easy"]
+    start(env, Goal("step-right", ball=CYAN, side="right"))
+    first = np.asarray(LAYOUT, dtype=np.float32).reshape(-1)
+    stepped, overlapping = first.copy(), first.copy()
+    stepped[8] += 0.15
+    overlapping[8], overlapping[9] = LAYOUT[BLUE][0] + 0.12, LAYOUT[BLUE][1]  # moved right, but into the blue ball
+    assert env.success_flags(np.stack([first, stepped, overlapping])).tolist() == [False, True, False]
+    assert env.state_violations(overlapping) and env.state_tolerance > 0
+
+
+def test_bad_stored_instruction_is_named(envs):
+    with pytest.raises(KeyError, match="not in this table"):
+        start(envs["train"], Goal("push-left", (Relation(RED, GREEN, "left"),)), instruction="Do a dance.")

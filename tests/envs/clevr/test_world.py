@@ -1,0 +1,77 @@
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from imaginebench.envs.clevr.tasks import START_GAP, sample_layout
+from imaginebench.envs.clevr.world import (
+    BALL_RADIUS,
+    CENTER_HIGH,
+    CENTER_LOW,
+    NUM_ACTIONS,
+    STATE_DIM,
+    STATE_FIELDS,
+    action_of,
+    positions_of,
+    push_of,
+    state_of,
+    state_violations,
+)
+
+LAYOUT = np.array([[-0.4, 0.0], [-0.1, 0.0], [0.2, 0.3], [0.4, 0.5], [0.0, 0.5]])
+
+
+def test_actions_are_ball_times_eight_plus_direction():
+    assert NUM_ACTIONS == 40
+    ball, direction = push_of(19)  # green (2), direction 3 = (0, -1) = toward the front
+    assert ball == 2 and direction.tolist() == [0, -1]
+    assert push_of(action_of(4, 7))[1].tolist() == [-0.8, -0.8]
+    assert [push_of(a)[0] for a in range(NUM_ACTIONS)] == [a // 8 for a in range(NUM_ACTIONS)]
+    with pytest.raises(ValueError, match="0..39"):
+        push_of(40)
+
+
+def test_state_is_xy_of_the_balls_in_colour_order():
+    assert STATE_DIM == 10
+    assert STATE_FIELDS[:4] == ("red_x", "red_y", "blue_x", "blue_y") and STATE_FIELDS[-1] == "cyan_y"
+    state = state_of(LAYOUT)
+    assert state.dtype == np.float32 and state[4:6].tolist() == pytest.approx([0.2, 0.3])
+    np.testing.assert_allclose(positions_of(state), LAYOUT, atol=1e-6)
+
+
+def test_a_layout_inside_the_walls_without_overlap_is_legal():
+    assert state_violations(state_of(LAYOUT)) == []
+
+
+@pytest.mark.parametrize(
+    "ball, position, reason",
+    [
+        (0, (CENTER_LOW[0] - 0.05, 0.0), "red ball .* not inside the walls"),
+        (3, (0.4, CENTER_HIGH[1] + 0.05), "purple ball .* not inside the walls"),
+        (1, (-0.4 + 1.5 * BALL_RADIUS, 0.0), "red and blue balls overlap"),
+    ],
+)
+def test_balls_outside_the_walls_or_overlapping_are_illegal(ball, position, reason):
+    layout = LAYOUT.copy()
+    layout[ball] = position
+    reasons = state_violations(state_of(layout))
+    assert len(reasons) == 1
+    assert re.search(reason, reasons[0])
+
+
+def test_malformed_states_are_illegal():
+    assert state_violations(np.zeros(9)) == ["state has 9 numbers, expected 10"]
+    bad = state_of(LAYOUT)
+    bad[3] = np.nan
+    assert state_violations(bad) == ["non-finite value"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_sampled_layouts_are_legal_and_spaced(seed):
+    layout = sample_layout(np.random.default_rng(seed))
+    assert state_violations(state_of(layout)) == []
+    gaps = np.linalg.norm(layout[:, None] - layout[None], axis=-1) + np.eye(5) * 9
+    assert gaps.min() >= 2 * BALL_RADIUS + START_GAP - 1e-9
