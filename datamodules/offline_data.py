@@ -16,6 +16,7 @@ from imaginebench.datasets import DatasetError, EpisodeDataset, concat_datasets,
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
 from imaginebench.registry import get_domain
+from imaginebench.rollout_quality import ROLLOUT_CHECKS, RolloutCheck
 
 
 TRAIN_STREAM, VALIDATION_STREAM, TEST_STREAM = 0, 1, 2
@@ -67,8 +68,16 @@ class OfflineDataModule(LightningDataModule):
         pooling: Pooling = "mean",
         collect_if_missing: int = 0,
         evaluation_batches: int = 4,
+        imaginary_filter: list[RolloutCheck] = [],
     ) -> None:
+        """``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
+        the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
+        ``transitions`` (a generated next state the simulator does not reach), ``legal`` (a state the
+        env cannot be in). Whether filtering helps is one of ImagineBench's open questions."""
         super().__init__()
+        unknown = set(imaginary_filter) - set(ROLLOUT_CHECKS)
+        if unknown:
+            raise ValueError(f"data.imaginary_filter: unknown checks {sorted(unknown)}; valid: {', '.join(ROLLOUT_CHECKS)}")
         if batch_size < 1 or batches_per_epoch < 1:
             raise ValueError(f"batch_size and batches_per_epoch must be >= 1, got {batch_size} and {batches_per_epoch}")
         self.save_hyperparameters()
@@ -123,6 +132,14 @@ class OfflineDataModule(LightningDataModule):
             self.mix_ratio_real,
         )
 
+    def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean and standard deviation (at least ``min_std``) of the real data's states, for the
+        algorithms' observation normalisation: imagined states may be implausible, real ones are not."""
+        if self.real_dataset is None:
+            raise RuntimeError("OfflineDataModule.state_statistics: needs real data (data.real) loaded by setup()")
+        states = self.real_dataset.steps["state"].double()
+        return states.mean(0).float(), states.std(0).clamp_min(min_std).float()
+
     def _load(self, source: str, paths: list[str]) -> EpisodeDataset | None:
         """Load and check every dataset of one source; ``None`` when there are none."""
         if not paths:
@@ -141,7 +158,19 @@ class OfflineDataModule(LightningDataModule):
                         f"{dataset.path / 'metadata.json'}: field {field!r} is {dataset.metadata[field]!r}, "
                         f"but this run expects {value!r} (data.{source} lists it)"
                     )
+        if source == "imaginary" and self.hparams.imaginary_filter:
+            datasets = [self._filtered(dataset) for dataset in datasets]
         return concat_datasets(datasets)
+
+    def _filtered(self, dataset: EpisodeDataset) -> EpisodeDataset:
+        """``dataset`` without the rollouts that fail a check of ``imaginary_filter``."""
+        from imaginebench.rollout_quality import check_rollouts, failed_checks
+
+        kept = [c.episode_id for c in check_rollouts(dataset) if not failed_checks(c) & set(self.hparams.imaginary_filter)]
+        if not kept:
+            raise DatasetError(f"{dataset.path}: data.imaginary_filter {self.hparams.imaginary_filter} drops every rollout")
+        rows = torch.isin(dataset.steps["episode_id"], torch.tensor(kept))
+        return EpisodeDataset(dataset.steps[rows], dataset.instruction_texts, dataset.instruction_embeddings, dataset.metadata, dataset.path)
 
     def _transitions(self, dataset: EpisodeDataset | None) -> TensorDict | None:
         """Transitions with ``task_id`` re-indexed into :attr:`tasks`."""

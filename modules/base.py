@@ -31,20 +31,48 @@ class OfflineRLModule(LightningModule):
 
     Subclasses set ``self.policy`` (a TensorDict module writing the greedy or deterministic
     ``action``) and, if they have target networks, ``self.target_updater``.
+
+    ``normalize_states`` (default: on for continuous actions, off for discrete ones) standardises
+    ``state`` and ``next.state`` of every batch, and the states :meth:`act` receives, with the mean
+    and standard deviation of the real data's states (CORL and TD3+BC do this for MuJoCo-like
+    states). The statistics are buffers, so checkpoints carry them to evaluation.
     """
 
     policy: TensorDictModuleBase
     target_updater: TargetNetUpdater | None = None
 
-    def __init__(self, env_spec: dict) -> None:
+    def __init__(self, env_spec: dict, normalize_states: bool | None = None) -> None:
         super().__init__()
         self.env_spec = EnvSpec(**env_spec)
         self.automatic_optimization = False
         self._speed_window: tuple[int, float] | None = None
+        self.normalizes_states = not self.env_spec.is_discrete if normalize_states is None else normalize_states
+        self.register_buffer("state_mean", torch.zeros(self.env_spec.state_dim))
+        self.register_buffer("state_std", torch.ones(self.env_spec.state_dim))
+
+    def setup(self, stage: str) -> None:
+        datamodule = self._trainer.datamodule if self._trainer is not None else None
+        if self.normalizes_states and stage == "fit" and hasattr(datamodule, "state_statistics"):
+            mean, std = datamodule.state_statistics()
+            self.set_state_statistics(mean, std)
+
+    def set_state_statistics(self, mean: Tensor, std: Tensor) -> None:
+        self.state_mean.copy_(mean)
+        self.state_std.copy_(std)
+
+    def normalize(self, state: Tensor) -> Tensor:
+        return (state - self.state_mean) / self.state_std if self.normalizes_states else state
+
+    def on_after_batch_transfer(self, batch: TensorDictBase, dataloader_idx: int) -> TensorDictBase:
+        if self.normalizes_states:
+            batch = batch.clone(False)  # the sampler's tensors stay untouched
+            batch["state"] = self.normalize(batch["state"])
+            batch["next", "state"] = self.normalize(batch["next", "state"])
+        return batch
 
     def act(self, state: Tensor, instruction_embedding: Tensor) -> Tensor:
         """Greedy (discrete, int64 ``(B,)``) or deterministic (continuous, ``(B, A)``) actions."""
-        observation = TensorDict({"state": state, "instruction_embedding": instruction_embedding}, batch_size=state.shape[:-1])
+        observation = TensorDict({"state": self.normalize(state), "instruction_embedding": instruction_embedding}, batch_size=state.shape[:-1])
         with set_exploration_type(ExplorationType.DETERMINISTIC):
             return self.policy(observation).get("action")
 

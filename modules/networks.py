@@ -7,13 +7,17 @@ touching an environment or a dataset.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Literal
 
 import torch
+from tensordict import TensorDictBase
 from tensordict.nn import NormalParamExtractor, TensorDictModule, TensorDictSequential
 from torch import nn
 from torchrl.data import Bounded, Categorical
+from torchrl.objectives import LossModule
 from torchrl.modules import MLP, ProbabilisticActor, QValueActor, TanhModule, TanhNormal, ValueOperator
 
 from imaginebench.env_spec import EnvSpec
@@ -119,3 +123,71 @@ def q_critic(
     """Q(s, a) for continuous actions, written at ``state_action_value``."""
     net = mlp(observation_dim(spec) + spec.action_dim, 1, hidden_sizes, activation)
     return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))
+
+
+def state_value(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> TensorDictSequential:
+    """V(s), written at ``state_value`` (IQL)."""
+    net = mlp(observation_dim(spec), 1, hidden_sizes, activation)
+    return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION]))
+
+
+def discrete_q_critic(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> TensorDictSequential:
+    """Q(s, ·) for discrete actions at ``state_action_value`` (the key TorchRL's actor-critic losses read)."""
+    return discrete_head(spec, "state_action_value", hidden_sizes, activation)
+
+
+def categorical_actor(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> ProbabilisticActor:
+    """π(a|s) over discrete actions; the deterministic action is the most likely one."""
+    return ProbabilisticActor(
+        discrete_head(spec, "logits", hidden_sizes, activation),
+        in_keys=["logits"],
+        spec=action_spec(spec),
+        distribution_class=torch.distributions.Categorical,
+    )
+
+
+class MLPEnsemble(nn.Module):
+    """``members`` independent MLPs on the same input, outputs stacked on a leading dim: twin critics
+    and dynamics ensembles. A Python loop over members: small ensembles on a CPU gain nothing from vmap."""
+
+    def __init__(
+        self, members: int, in_features: int, out_features: int,
+        hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu",
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.members = nn.ModuleList(mlp(in_features, out_features, hidden_sizes, activation) for _ in range(members))
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        x = torch.cat(inputs, dim=-1)
+        return torch.stack([member(x) for member in self.members])
+
+
+def observation(batch: TensorDictBase, prefix: tuple[str, ...] = ()) -> torch.Tensor:
+    """``state ⊕ instruction_embedding`` of a batch (or of its ``next`` part), for hand-written losses."""
+    return torch.cat([batch.get((*prefix, key)) for key in POLICY_INPUT_KEYS], dim=-1)
+
+
+class TargetNetworks(LossModule):
+    """Target copies of a hand-written algorithm's networks, laid out as TorchRL's ``SoftUpdate`` and
+    ``HardUpdate`` expect (``<name>_params`` beside ``target_<name>_params``), so those updaters move
+    them. The networks keep their own parameters; :meth:`target` runs one with the target copy."""
+
+    def __init__(self, **networks: nn.Module) -> None:
+        super().__init__()
+        with warnings.catch_warnings():  # the names are dynamic, so not class annotations
+            warnings.filterwarnings("ignore", message="The name .* wasn't part of the annotations")
+            for name, network in networks.items():
+                self.convert_to_functional(network, name, create_target_params=True)
+
+    def target(self, name: str) -> AbstractContextManager:
+        """``with targets.target("critic"): critic(x)`` evaluates the target critic."""
+        return getattr(self, f"target_{name}_params").to_module(getattr(self, name))
+
+    def forward(self, tensordict: TensorDictBase) -> TensorDictBase:
+        raise NotImplementedError("TargetNetworks only holds target parameters; the algorithm computes its losses")

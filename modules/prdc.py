@@ -1,0 +1,92 @@
+"""PRDC: Ran, Li, Zhang, Yu & Zhang (2023), "Policy Regularization with Dataset Constraint for
+Offline Reinforcement Learning", ICML, arXiv:2306.06569.
+
+Written by hand (TorchRL has no PRDC loss) on top of :class:`modules.td3_bc.TD3BC`, whose critic
+update PRDC keeps unchanged.
+"""
+
+from __future__ import annotations
+
+import torch
+from tensordict import TensorDictBase
+from torch import Tensor
+
+from modules.networks import HIDDEN_SIZES, Activation, observation
+from modules.td3_bc import TD3BC
+
+
+def nearest_rows(queries: Tensor, keys: Tensor, chunk_size: int = 65536) -> Tensor:
+    """Index of each query's nearest key (Euclidean), by exact ``torch.cdist`` over chunks of keys so
+    that memory stays ``B × chunk_size`` however large the dataset. On any device; a k-d tree
+    would not help here, because the keys hold the instruction embedding (hundreds of dimensions)."""
+    best_distance = torch.full(queries.shape[:1], float("inf"), device=queries.device)
+    best_index = torch.zeros(queries.shape[:1], dtype=torch.int64, device=queries.device)
+    for start in range(0, keys.shape[0], chunk_size):
+        distance, index = torch.cdist(queries, keys[start : start + chunk_size]).min(-1)
+        closer = distance < best_distance
+        best_distance = torch.where(closer, distance, best_distance)
+        best_index = torch.where(closer, index + start, best_index)
+    return best_index
+
+
+class PRDC(TD3BC):
+    """TD3+BC whose behaviour term pulls π(s) towards the action of the dataset point nearest to
+    ``(β·s, π(s))`` rather than towards the action taken at s (Eq. 6): the policy may pick any
+    action the data shows in a similar state, so it is not tied to one behaviour action.
+
+    The dataset (real and imaginary transitions, normalised like the batches) is indexed in
+    :meth:`setup` from the datamodule's buffers, or given with :meth:`index_dataset`. Defaults are
+    the paper's and the original benchmark's: α 2.5, β 2, one neighbour, lr 3e-4. The search is
+    exact and costs ``O(B · N · D)`` per update for N dataset rows.
+    """
+
+    def __init__(
+        self,
+        env_spec: dict,
+        gamma: float = 0.99,
+        alpha: float = 2.5,
+        beta: float = 2.0,
+        actor_lr: float = 3e-4,
+        critic_lr: float = 3e-4,
+        tau: float = 0.005,
+        policy_noise: float = 0.2,
+        noise_clip: float = 0.5,
+        actor_update_interval: int = 2,
+        hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
+        activation: Activation = "relu",
+        normalize_states: bool | None = None,
+    ) -> None:
+        super().__init__(
+            env_spec, gamma, alpha, actor_lr, critic_lr, tau, policy_noise, noise_clip,
+            actor_update_interval, hidden_sizes, activation, normalize_states,
+        )  # fmt: skip
+        self.save_hyperparameters()
+        self.register_buffer("dataset_keys", torch.empty(0, self.env_spec.state_dim + self.env_spec.embedding_dim + self.env_spec.action_dim), persistent=False)
+
+    def setup(self, stage: str) -> None:
+        super().setup(stage)  # normalisation statistics first: the keys use them
+        datamodule = self._trainer.datamodule if self._trainer is not None else None
+        buffers = [getattr(datamodule.sampler, source, None) for source in ("real", "imaginary")] if datamodule is not None else []
+        transitions = [buffer[:] for buffer in buffers if buffer is not None]
+        if stage == "fit" and transitions:
+            dataset = torch.cat(transitions)
+            dataset["state"] = self.normalize(dataset["state"])
+            self.index_dataset(dataset)
+
+    def index_dataset(self, transitions: TensorDictBase) -> None:
+        """Keys ``(β·observation, action)`` of every transition the policy may imitate."""
+        self.dataset_keys = torch.cat([self.hparams.beta * observation(transitions), transitions["action"]], -1).to(self.dataset_keys)
+
+    def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
+        if self.dataset_keys.shape[0] == 0:
+            raise RuntimeError("PRDC: no dataset indexed; fit with an OfflineDataModule or call index_dataset()")
+        action = self.actor(batch.select("state", "instruction_embedding"))["action"]
+        critic = batch.select("state", "instruction_embedding").set("action", action)
+        with self.loss.qvalue_network_params[0].detach().to_module(self.loss.qvalue_network):
+            q_value = self.loss.qvalue_network(critic)["state_action_value"]  # the first critic, as TD3
+        lmbd = self.hparams.alpha / q_value.abs().mean().detach()
+        with torch.no_grad():
+            query = torch.cat([self.hparams.beta * observation(batch), action], -1)
+            neighbour_action = self.dataset_keys[nearest_rows(query, self.dataset_keys), -self.env_spec.action_dim :]
+        loss_dataset_constraint = (action - neighbour_action).pow(2).mean()
+        return -lmbd * q_value.mean() + loss_dataset_constraint, {"loss_dataset_constraint": loss_dataset_constraint, "lmbd": lmbd}
