@@ -12,11 +12,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 from metaworld.policies import ENV_POLICY_MAP
 
+from imaginebench.envs.metaworld.composite import DoorPullPolicy
 from imaginebench.envs.metaworld.layout import GRIPPER_OPENING, TARGET, entity_slice
 from imaginebench.envs.metaworld.tasks import Stage
 
 if TYPE_CHECKING:
     from imaginebench.envs.metaworld.env import MetaWorldEnv
+
+
+POLICIES: dict[str, type] = {**ENV_POLICY_MAP, "door-pull": DoorPullPolicy}
+"""Stage experts by name: the package's scripted policies and our one stage script."""
 
 
 def package_observation(state: np.ndarray, stage: Stage) -> np.ndarray:
@@ -40,6 +45,6 @@ class MetaWorldExpert:
         assert task is not None, "MetaWorld-v0: call reset() before asking the expert"
         stage = task.stages[min(env.stage, len(task.stages) - 1)]
         if stage.policy not in self._policies:
-            self._policies[stage.policy] = ENV_POLICY_MAP[stage.policy]()
+            self._policies[stage.policy] = POLICIES[stage.policy]()
         action = self._policies[stage.policy].get_action(package_observation(env.state(), stage))
         return np.clip(action, -1.0, 1.0).astype(np.float32)

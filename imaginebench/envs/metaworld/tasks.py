@@ -58,8 +58,9 @@ def _nail_driven(s: np.ndarray) -> bool:
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage of a task: the package expert that solves it, the entity slots that expert sees as
-    its objects (in the package's observation order), and the check that ends the stage."""
+    """One stage of a task: the expert that solves it (a ``metaworld.policies`` name, or one of
+    ours, see ``expert.POLICIES``), the entity slots that expert sees as its objects (in the
+    package's observation order), and the check that ends the stage."""
 
     policy: str
     entities: tuple[str, ...]
@@ -126,7 +127,7 @@ TASKS: dict[str, Task] = {
         Task(
             "locked-door-open", "door-unlock-v3", ("lock", "handle"),
             (Stage("door-unlock-v3", ("lock",), _UNLOCK),
-             Stage("door-open-v3", ("handle",), _near_axis("handle", 0, 0.08, also_z=0.05))),
+             Stage("door-pull", ("handle",), _near("handle", 0.04))),
             horizon=200,
         ),
     )
