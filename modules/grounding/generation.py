@@ -18,7 +18,7 @@ from torch import Tensor
 
 from modules.grounding.model import GroundingModule
 from modules.grounding.prompts import ACTION, STATE, Sequence
-from modules.grounding.backbone import end_of_text_id
+from modules.grounding.backbone import end_of_text_id, words
 
 
 @dataclass
@@ -141,8 +141,8 @@ def explain_rollouts(module: GroundingModule, rollouts: list[tuple[Tensor, Tenso
 
 
 def token_f1(predicted: str, reference: str) -> float:
-    """SQuAD-style token F1 between two texts (lower-cased whitespace tokens)."""
-    a, b = predicted.lower().split(), reference.lower().split()
+    """SQuAD-style token F1 between two texts' lower-cased words (punctuation ignored)."""
+    a, b = normalized(predicted).split(), normalized(reference).split()
     common = sum(min(a.count(w), b.count(w)) for w in set(a))
     if common == 0:
         return 0.0
@@ -151,4 +151,5 @@ def token_f1(predicted: str, reference: str) -> float:
 
 
 def normalized(text: str) -> str:
-    return " ".join(text.lower().replace(".", " ").split())
+    """Lower-cased words without punctuation: the form exact-match accuracy compares."""
+    return " ".join(w for w in words(text) if w[0].isalnum() or w[0] == "_")

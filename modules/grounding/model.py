@@ -57,23 +57,29 @@ class GroundingModule(LightningModule):
         text_loss_weight: float = 1.0,
         round_states: bool = False,
         explanation_eval_rollouts: int = 32,
+        vocabulary: list[str] | None = None,
     ) -> None:
         """``backbone``: a local HF directory, or None for a Llama of the given sizes built from a
         config (seeded by ``init_seed``). ``tokenizer``: a local directory; default the backbone's
         own, or the MiniLM WordPiece vocabulary for a from-config backbone. ``round_states``: the
         env's states are whole numbers (grids), so generated states are rounded.
-        ``explanation_eval_rollouts``: held-out real rollouts explained after each validation."""
+        ``explanation_eval_rollouts``: held-out real rollouts explained after each validation.
+        ``vocabulary``: the words of a from-config backbone's tokenizer (LightningCLI links it from
+        the data); their embeddings and the text head train fully, even with LoRA, because a
+        from-config backbone has no pretrained vocabulary to preserve."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
-        self.tokenizer = load_tokenizer(tokenizer or backbone)
+        self.tokenizer = load_tokenizer(tokenizer or backbone, vocabulary)
         lm = build_backbone(backbone, len(self.tokenizer), hidden_size, num_layers, num_heads, intermediate_size, max_positions, init_seed, backbone_dtype)
         self.base_fingerprint = fingerprint(list(lm.parameters()))
         if finetune == "lora":
             targets = list(lora_target_modules or LORA_TARGETS)
-            lm = get_peft_model(lm, LoraConfig(r=lora_rank, lora_alpha=lora_alpha, lora_dropout=lora_dropout, target_modules=targets))
+            vocabulary_layers = ["embed_tokens", "lm_head"] if backbone is None else None
+            lora = LoraConfig(r=lora_rank, lora_alpha=lora_alpha, lora_dropout=lora_dropout, target_modules=targets, modules_to_save=vocabulary_layers)
+            lm = get_peft_model(lm, lora)
         self.lm = lm
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
@@ -186,7 +192,7 @@ class GroundingModule(LightningModule):
             return
         texts = explain_rollouts(self, [(r.states, r.actions) for r in rollouts])
         exact = sum(normalized(t) == normalized(r.instruction) for t, r in zip(texts, rollouts)) / len(rollouts)
-        f1 = sum(token_f1(normalized(t), normalized(r.instruction)) for t, r in zip(texts, rollouts)) / len(rollouts)
+        f1 = sum(token_f1(t, r.instruction) for t, r in zip(texts, rollouts)) / len(rollouts)
         self.log("val/explanation_exact", float(exact))
         self.log("val/explanation_f1", float(f1))
 

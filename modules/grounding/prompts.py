@@ -18,6 +18,8 @@ from transformers import PreTrainedTokenizerBase
 from modules.grounding.backbone import end_of_text_id
 
 TEXT, STATE, ACTION = 0, 1, 2
+PROMPT_WORDS = "Instruction: Rollout: Dynamics. State: Action: Next state: Consequence. Start: Final state: Explain."
+"""Every word the templates below use (a word-level vocabulary must contain them)."""
 GROUNDING_TASKS = ("generation", "dynamics", "consequence", "explanation")
 """rollout generation (goal → rollout), dynamics prediction ((s, a) → s'), consequence prediction
 ((s₀, goal) → final state), rollout explanation (rollout → goal text)."""

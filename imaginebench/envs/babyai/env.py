@@ -150,7 +150,7 @@ class BabyAIEnv(ImagineBenchEnv):
         self.step_count += 1
         world = self.world()
         success = is_success(world, self.goal)
-        reward = 1.0 - 0.9 * self.step_count / HORIZON if success else 0.0
+        reward = self.reward_on_success(self.step_count) if success else 0.0
         truncated = not success and self.step_count >= HORIZON
         return self._observation(encode_state(world)), reward, success, truncated, self._info(success)
 
@@ -163,6 +163,9 @@ class BabyAIEnv(ImagineBenchEnv):
 
     def state_violations(self, state: np.ndarray) -> list[str]:
         return state_violations(state)
+
+    def reward_on_success(self, steps_taken: int) -> float:
+        return 1.0 - 0.9 * steps_taken / HORIZON
 
     def render(self):
         return self._room.get_frame(highlight=False)

@@ -1,0 +1,168 @@
+"""Real episodes → batches of KALM grounding examples (rollout generation, dynamics, consequence,
+explanation), mixed by configurable task weights."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+from lightning.pytorch import LightningDataModule
+from torch.utils.data import DataLoader
+
+from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
+from imaginebench.collect import collect
+from imaginebench.datasets import DatasetError, concat_datasets, load_episodes
+from imaginebench.datasets.legacy import default_dataset_dir
+from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
+from imaginebench.registry import get_domain
+from imaginebench.levels import LEVELS
+from modules.grounding.backbone import words
+from modules.grounding.prompts import GROUNDING_TASKS, PROMPT_WORDS, Example
+
+DEFAULT_TASK_WEIGHTS = {task: 1.0 for task in GROUNDING_TASKS}
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One episode as plain tensors: states ``(T + 1, S)``, actions ``(T, …)``, its instruction and task."""
+
+    states: torch.Tensor
+    actions: torch.Tensor
+    instruction: str
+    task: str
+    success: bool
+
+
+def episode_rollouts(dataset) -> list[Rollout]:
+    """Split a dataset's steps (contiguous per episode) into rollouts."""
+    steps = dataset.steps
+    episode_ids = steps["episode_id"]
+    boundaries = torch.nonzero(episode_ids[1:] != episode_ids[:-1]).flatten() + 1
+    starts = torch.cat([torch.zeros(1, dtype=torch.int64), boundaries]).tolist()
+    ends = [*starts[1:], int(episode_ids.numel())]
+    state, next_state, action = steps["state"].clone(), steps["next_state"].clone(), steps["action"].clone()
+    instruction_id, task_id, success = steps["instruction_id"].tolist(), steps["task_id"].tolist(), steps["success"].tolist()
+    return [
+        Rollout(
+            torch.cat([state[start:end], next_state[end - 1 : end]]), action[start:end],
+            dataset.instruction_texts[instruction_id[start]], dataset.tasks[task_id[start]], bool(success[end - 1]),
+        )  # fmt: skip
+        for start, end in zip(starts, ends)
+    ]
+
+
+class GroundingDataModule(LightningDataModule):
+    """Serves lists of :class:`Example` (the module turns them into token/slot batches, because the
+    tokenizer belongs to the backbone). A fixed ``val_fraction`` of the episodes is held out, by
+    episode, for validation losses and the explanation accuracy. Epoch ``e`` on rank ``r`` draws
+    from the seed ``(seed, r, TRAIN_STREAM, e)``, as the offline RL data does."""
+
+    def __init__(
+        self,
+        env_id: str = "BabyAI-v0",
+        real: list[str] | None = None,
+        max_episodes: int | None = None,
+        task_weights: dict[str, float] | None = None,
+        batch_size: int = 32,
+        batches_per_epoch: int = 200,
+        val_fraction: float = 0.05,
+        val_batches: int = 4,
+        seed: int = 0,
+        encoder: str = DEFAULT_ENCODER,
+        collect_if_missing: int = 0,
+    ) -> None:
+        """``real``: dataset directories (default: the env's ``real-train`` under the data root).
+        ``max_episodes``: use at most this many episodes (the first ones). ``task_weights``: relative
+        frequency of each grounding task (default: equal, as KALM)."""
+        super().__init__()
+        weights = dict(DEFAULT_TASK_WEIGHTS if task_weights is None else task_weights)
+        unknown = set(weights) - set(GROUNDING_TASKS)
+        if unknown or not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
+            raise ValueError(f"data.task_weights must give non-negative weights (not all 0) to tasks among {GROUNDING_TASKS}, got {weights}")
+        if not 0 < val_fraction < 1:
+            raise ValueError(f"data.val_fraction must be in (0, 1), got {val_fraction}")
+        self.save_hyperparameters()
+        self.env_id = env_id
+        self.real = [str(p) for p in real] if real else [str(default_dataset_dir(env_id, "real", "train"))]
+        self.task_names = [t for t in GROUNDING_TASKS if weights.get(t, 0) > 0]
+        self.task_probabilities = np.array([weights[t] for t in self.task_names]) / sum(weights[t] for t in self.task_names)
+        self.encoder = encoder
+        self.train_rollouts: list[Rollout] = []
+        self.val_rollouts: list[Rollout] = []
+        self._rank = 0
+        self._epochs_started = 0
+
+    @property
+    def env_spec(self) -> dict:
+        return get_domain(self.env_id).spec(InstructionEncoder(self.encoder).dim).to_dict()
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """The words of the prompts and of every instruction of every level, for a word-level
+        tokenizer: novel goals' words get embeddings too (untrained ones, if only novel goals use them)."""
+        texts = [PROMPT_WORDS] + [text for level in LEVELS for text in get_domain(self.env_id).instruction_texts(level)]
+        return sorted({word for text in texts for word in words(text)})
+
+    def prepare_data(self) -> None:
+        for path in self.real:
+            if self.hparams.collect_if_missing > 0 and not Path(path).exists():
+                collect(self.env_id, "train", self.hparams.collect_if_missing, path, seed=self.hparams.seed, encoder=self.encoder)
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.train_rollouts:
+            return
+        datasets = [load_episodes(path) for path in self.real]
+        for dataset in datasets:
+            if dataset.metadata["env_id"] != self.env_id:
+                raise DatasetError(f"{dataset.path / 'metadata.json'}: env_id is {dataset.metadata['env_id']!r}, expected {self.env_id!r} (data.real)")
+        rollouts = episode_rollouts(concat_datasets(datasets))[: self.hparams.max_episodes]
+        order = np.random.default_rng(self.hparams.seed).permutation(len(rollouts))
+        num_val = max(1, int(round(self.hparams.val_fraction * len(rollouts))))
+        if len(rollouts) - num_val < 1:
+            raise DatasetError(f"data.real: {len(rollouts)} episodes are too few to hold out {num_val} for validation")
+        self.val_rollouts = [rollouts[i] for i in order[:num_val]]
+        self.train_rollouts = [rollouts[i] for i in order[num_val:]]
+        self._rank = self.trainer.global_rank if self.trainer is not None else 0
+
+    def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean and standard deviation of the training rollouts' states (the model standardises states)."""
+        states = torch.cat([r.states for r in self.train_rollouts]).double()
+        return states.mean(0).float(), states.std(0).clamp_min(min_std).float()
+
+    def _examples(self, rollouts: list[Rollout], rng: np.random.Generator, count: int) -> list[Example]:
+        chosen = rng.integers(len(rollouts), size=count)
+        tasks = rng.choice(len(self.task_names), size=count, p=self.task_probabilities)
+        examples = []
+        for index, task in zip(chosen.tolist(), tasks.tolist()):
+            rollout = rollouts[index]
+            step = int(rng.integers(len(rollout.actions)))
+            examples.append(Example(self.task_names[task], rollout.instruction, rollout.states, rollout.actions, step))
+        return examples
+
+    def _batches(self, rollouts: list[Rollout], seed: tuple[int, ...], count: int) -> Iterator[list[Example]]:
+        rng = np.random.default_rng(list(seed))
+        for _ in range(count):
+            yield self._examples(rollouts, rng, self.hparams.batch_size)
+
+    def _epoch(self) -> Iterator[list[Example]]:
+        seed = (self.hparams.seed, self._rank, TRAIN_STREAM, self._epochs_started)
+        self._epochs_started += 1
+        return self._batches(self.train_rollouts, seed, self.hparams.batches_per_epoch)
+
+    def train_dataloader(self) -> DataLoader:
+        return DataLoader(EpochBatches(self._epoch, self.hparams.batches_per_epoch), batch_size=None, collate_fn=as_is)
+
+    def val_dataloader(self) -> DataLoader:
+        def batches() -> Iterator[list[Example]]:
+            return self._batches(self.val_rollouts, (self.hparams.seed, self._rank, VALIDATION_STREAM), self.hparams.val_batches)
+
+        return DataLoader(EpochBatches(batches, self.hparams.val_batches), batch_size=None, collate_fn=as_is)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"epochs_started": self._epochs_started}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self._epochs_started = int(state_dict["epochs_started"])

@@ -1,0 +1,131 @@
+"""Imaginary rollouts from a grounded language model: ``imaginebench imagine``.
+
+Rollout ``i`` of a run: task ``i mod #tasks`` of the level, the env reset with seed
+``episode_seed(seed, i)`` gives the first state and the instruction (as in ``collect``), and the
+model generates the rest, stopping when the env's success check holds on a generated state or at
+the env's horizon. The same seeds let ``rollout-quality`` replay every rollout in the simulator.
+Writing is sharded and resumable; the metadata records the checkpoint, its hyperparameters and the seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from imaginebench.collect import build_dataset, episode_seed, new_rows
+from imaginebench.datasets import EpisodeDataset
+from imaginebench.datasets.sharded import write_sharded
+from imaginebench.instructions import DEFAULT_ENCODER
+from imaginebench.levels import resolve_level
+from imaginebench.registry import get_domain, make
+
+
+def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
+    """A :class:`~modules.grounding.model.GroundingModule` from a ``ground`` checkpoint, in eval mode."""
+    from modules.grounding.model import GroundingModule
+
+    if not Path(checkpoint).is_file():
+        raise FileNotFoundError(f"imagine: checkpoint {checkpoint} does not exist (--checkpoint)")
+    module = GroundingModule.load_from_checkpoint(str(checkpoint), map_location=device)
+    return module.to(device).eval()
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def imagine_episodes(module, env_id: str, level: str, indices: range, seed: int, temperature: float, batch_size: int,
+                     encoder: str, pooling: str, generator_info: dict[str, Any], use_cache: bool = True) -> EpisodeDataset:  # fmt: skip
+    """Generate rollouts ``indices`` of a run (see the module docstring) as an episode dataset."""
+    from modules.grounding.generation import imagine_rollouts
+
+    tasks = list(get_domain(env_id).tasks[level])
+    envs = [make(env_id, level, encoder=encoder, pooling=pooling) for _ in range(min(batch_size, len(indices)))]
+    rows = new_rows()
+    texts: dict[str, int] = {}
+    for start in range(indices.start, indices.stop, batch_size):
+        chunk = range(start, min(start + batch_size, indices.stop))
+        first_states, instructions = [], []
+        for env, index in zip(envs, chunk):
+            observation, info = env.reset(seed=episode_seed(seed, index), options={"task": tasks[index % len(tasks)]})
+            first_states.append(torch.from_numpy(observation["state"]))
+            instructions.append(info["instruction"])
+        generator = torch.Generator(module.device).manual_seed(episode_seed(seed, chunk.start))
+
+        def goal_reached(row: int, states: torch.Tensor) -> bool:
+            return bool(envs[row].success_flags(states.numpy())[-1])
+
+        batch = imagine_rollouts(module, instructions, torch.stack(first_states), goal_reached, envs[0].horizon, temperature, generator, use_cache)
+        for row, index in enumerate(chunk):
+            env, length = envs[row], int(batch.lengths[row])
+            instruction_id = texts.setdefault(instructions[row], len(texts))
+            for t in range(length):
+                success = bool(batch.success[row, t + 1])
+                for key, value in (
+                    ("state", batch.states[row, t].numpy()), ("next_state", batch.states[row, t + 1].numpy()),
+                    ("action", batch.actions[row, t].numpy()), ("reward", env.reward_on_success(t + 1) if success else 0.0),
+                    ("terminated", success), ("truncated", not success and t + 1 == env.horizon), ("success", success),
+                    ("episode_id", index), ("step", t), ("task_id", index % len(tasks)), ("instruction_id", instruction_id),
+                ):  # fmt: skip
+                    rows[key].append(value)
+    instructions_table = envs[0].instructions
+    for env in envs:
+        env.close()
+    return build_dataset(env_id, level, instructions_table, rows, list(texts), "imaginary", generator_info)
+
+
+def imagine(
+    checkpoint: str | Path,
+    env_id: str,
+    level: str,
+    rollouts: int,
+    out: str | Path,
+    seed: int = 0,
+    temperature: float = 0.0,
+    batch_size: int = 64,
+    device: str = "cpu",
+    encoder: str = DEFAULT_ENCODER,
+    pooling: str = "mean",
+    shard_episodes: int = 256,
+    overwrite: bool = False,
+    progress: bool = True,
+) -> Path:
+    """Write ``rollouts`` imaginary rollouts of ``level`` into the dataset directory ``out``."""
+    level = resolve_level(level)
+    domain = get_domain(env_id)
+    if rollouts < 1 or batch_size < 1:
+        raise ValueError(f"imagine: --rollouts and --batch-size must be >= 1, got {rollouts} and {batch_size}")
+    module = load_grounded_model(checkpoint, device)
+    expected = domain.spec(module.env_spec.embedding_dim)
+    if (module.env_spec.state_dim, module.env_spec.action_kind) != (expected.state_dim, expected.action_kind):
+        raise ValueError(f"imagine: checkpoint {checkpoint} was grounded on states/actions {module.env_spec}, not on {env_id}'s {expected}")
+    config = {
+        "checkpoint": str(checkpoint), "checkpoint_sha256": file_sha256(checkpoint), "env_id": env_id, "level": level,
+        "rollouts": rollouts, "seed": seed, "temperature": temperature, "batch_size": batch_size, "encoder": encoder,
+        "pooling": pooling, "shard_episodes": shard_episodes,
+    }  # fmt: skip
+    generator_info = {"kind": "grounded-lm", "seed": seed, "temperature": temperature, "decoding": "sampled" if temperature > 0 else "greedy",
+                      "checkpoint": str(checkpoint), "checkpoint_sha256": config["checkpoint_sha256"], "model": _json_safe(dict(module.hparams))}  # fmt: skip
+
+    def produce(indices: range) -> EpisodeDataset:
+        return imagine_episodes(module, env_id, level, indices, seed, temperature, batch_size, encoder, pooling, generator_info)
+
+    try:
+        return write_sharded(produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress)
+    except FileExistsError as error:
+        raise FileExistsError(f"imagine: {error}") from None
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)

@@ -1,0 +1,124 @@
+"""The grounding module: slot embeddings, learning, LoRA, loading by path and slim checkpoints."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from lightning.pytorch import Trainer
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from modules.grounding.backbone import word_level_tokenizer
+from modules.grounding.model import GroundingModule
+from modules.grounding.prompts import STATE
+from tests.modules.grounding.conftest import TINY, tiny_datamodule, tiny_module
+
+
+def fixed_batch(module, datamodule, seed: int = 0):
+    examples = datamodule._examples(datamodule.train_rollouts, __import__("numpy").random.default_rng(seed), 16)
+    return module.on_before_batch_transfer(examples, 0)
+
+
+def test_slot_embeddings_replace_token_embeddings_and_depend_on_the_state(babyai_real):
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule)
+    batch = fixed_batch(module, datamodule)
+    embedded = module.embed(batch)
+    tokens = module.lm.get_input_embeddings()(batch["token_ids"])
+    is_slot = batch["kinds"] != 0
+    torch.testing.assert_close(embedded[~is_slot], tokens[~is_slot])
+    moved = {**batch, "states": batch["states"] + 1.0}
+    changed = (module.embed(moved) - embedded).abs().sum(-1) > 0
+    assert torch.equal(changed, batch["kinds"] == STATE)
+
+
+def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_real):
+    module = tiny_module(tiny_datamodule(babyai_real))
+    trainable = {name for name, p in module.named_parameters() if p.requires_grad}
+    assert any("lora_A" in name for name in trainable) and any("lora_B" in name for name in trainable)
+    assert {"state_projection.weight", "state_head.weight", "action_projection.weight", "action_head.weight"} <= trainable
+    frozen_backbone = [n for n in trainable if n.startswith("lm.") and "lora_" not in n and not ("embed_tokens" in n or "lm_head" in n)]
+    assert not frozen_backbone  # attention and MLP weights train only through the adapter
+    assert any("embed_tokens" in n for n in trainable) and any("lm_head" in n for n in trainable)  # a new vocabulary trains
+    full = tiny_module(tiny_datamodule(babyai_real), finetune="full")
+    assert all(p.requires_grad for p in full.parameters())
+
+
+@pytest.mark.parametrize("finetune", ["full", "lora"])
+def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune):
+    """A broken mask, shift or slot injection would leave at least one loss near where it started."""
+    torch.manual_seed(0)
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, finetune=finetune)
+    batch = fixed_batch(module, datamodule)
+    before = {k: float(v) for k, v in module.losses(batch).items()}
+    optimizer = torch.optim.Adam([p for p in module.parameters() if p.requires_grad], lr=1e-2 if finetune == "lora" else 3e-3)
+    for _ in range(60):
+        optimizer.zero_grad()
+        module.losses(batch)["total"].backward()
+        optimizer.step()
+    after = {k: float(v) for k, v in module.losses(batch).items()}
+    for name in ("state", "action", "text"):
+        assert after[name] < 0.5 * before[name], (name, before, after)
+
+
+def test_a_backbone_saved_with_save_pretrained_loads_by_path_with_identical_logits(tmp_path, babyai_real):
+    tokenizer = word_level_tokenizer(["go", "to", "the", "red", "ball"])
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=2, intermediate_size=64, max_position_embeddings=128)  # fmt: skip
+    torch.manual_seed(1)
+    original = LlamaForCausalLM(config).eval()
+    original.save_pretrained(tmp_path / "backbone")
+    tokenizer.save_pretrained(tmp_path / "backbone")
+    datamodule = tiny_datamodule(babyai_real)
+    module = GroundingModule(datamodule.env_spec, backbone=str(tmp_path / "backbone")).eval()
+    ids = torch.tensor([tokenizer("go to the red ball", add_special_tokens=False)["input_ids"]])
+    with torch.no_grad():
+        expected = original(input_ids=ids).logits
+        assert torch.equal(module.lm(input_ids=ids).logits, expected)  # LoRA starts as the identity (B = 0)
+        hidden = module.decode(module.lm.get_input_embeddings()(ids), torch.ones_like(ids)).last_hidden_state
+        assert torch.equal(module.lm.get_output_embeddings()(hidden), expected)
+    trainable = [n for n, p in module.named_parameters() if p.requires_grad and n.startswith("lm.")]
+    assert trainable and all("lora_" in n for n in trainable)  # a pretrained vocabulary stays frozen
+
+
+def test_missing_backbone_or_tokenizer_directory_is_a_clear_error(tmp_path, babyai_real):
+    spec = tiny_datamodule(babyai_real).env_spec
+    with pytest.raises(FileNotFoundError, match="backbone"):
+        GroundingModule(spec, backbone=str(tmp_path / "nope"), tokenizer=None)
+    with pytest.raises(FileNotFoundError, match="tokenizer"):
+        GroundingModule(spec, tokenizer=str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match="vocabulary"):
+        GroundingModule(spec)
+
+
+def fit_tiny(tmp_path, babyai_real, **module_options) -> tuple[GroundingModule, str, object]:
+    datamodule = tiny_datamodule(babyai_real)
+    options = {"vocabulary": datamodule.vocabulary, **TINY, **module_options}
+    module = GroundingModule(datamodule.env_spec, round_states=True, explanation_eval_rollouts=2, **options)
+    trainer = Trainer(max_steps=3, default_root_dir=tmp_path, logger=False, enable_progress_bar=False, enable_model_summary=False,
+                      limit_val_batches=1, num_sanity_val_steps=0, accelerator="cpu")  # fmt: skip
+    trainer.fit(module, datamodule)
+    path = str(tmp_path / "grounded.ckpt")
+    trainer.save_checkpoint(path)
+    return module, path, datamodule
+
+
+def test_lora_checkpoint_leaves_out_the_frozen_backbone_and_reloads_exactly(tmp_path, babyai_real):
+    module, path, datamodule = fit_tiny(tmp_path, babyai_real)
+    saved = torch.load(path, weights_only=False)["state_dict"]
+    frozen = {name for name, p in module.named_parameters() if not p.requires_grad}
+    assert frozen and not frozen & set(saved)
+    assert any("lora_B" in name and saved[name].abs().sum() > 0 for name in saved)  # the adapter did train
+    reloaded = GroundingModule.load_from_checkpoint(path).eval()
+    module.eval()
+    batch = fixed_batch(module, datamodule, seed=5)
+    with torch.no_grad():
+        for name, value in module.losses(batch).items():
+            assert torch.equal(reloaded.losses(batch)[name], value), name
+    torch.testing.assert_close(reloaded.state_mean, datamodule.state_statistics()[0])
+
+
+def test_a_checkpoint_refuses_a_different_backbone(tmp_path, babyai_real):
+    _, path, _ = fit_tiny(tmp_path, babyai_real)
+    with pytest.raises(ValueError, match="backbone"):
+        GroundingModule.load_from_checkpoint(path, init_seed=1)
