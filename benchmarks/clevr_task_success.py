@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/clevr_task_success.py --episodes 100 --seed 0
 
-Episode ``k`` of every task uses reset seed ``seed + k``; the random policy draws its actions from
-its own generator seeded with ``(seed, k)``, so the table is reproducible.
+Same protocol as ``babyai_task_success.py`` (reset seed ``seed + k``, random actions from a
+generator seeded with ``(seed, k)``), plus env steps per second with each policy.
 """
 
 from __future__ import annotations
@@ -16,14 +16,7 @@ import numpy as np
 import imaginebench
 from imaginebench.envs.clevr import DOMAIN, HORIZON
 
-
-def run_episode(env, policy) -> tuple[bool, int]:
-    """Play from the state the last ``reset`` produced until the episode ends."""
-    steps, done, info = 0, False, {"is_success": False}
-    while not done:
-        _, _, terminated, truncated, info = env.step(policy(env))
-        steps, done = steps + 1, terminated or truncated
-    return bool(info["is_success"]), steps
+from babyai_task_success import run_episode  # benchmarks/ is on sys.path when a script in it runs
 
 
 def success_rates(level: str, task: str, episodes: int, seed: int) -> dict[str, tuple[float, float, float]]:
