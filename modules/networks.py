@@ -189,5 +189,8 @@ class TargetNetworks(LossModule):
         """``with targets.target("critic"): critic(x)`` evaluates the target critic."""
         return getattr(self, f"target_{name}_params").to_module(getattr(self, name))
 
+    def __repr__(self) -> str:  # LossModule's repr asks for in_keys, which this holder has none of
+        return f"{type(self).__name__}({', '.join(name for name in self.__dict__ if f'target_{name}_params' in self._modules)})"
+
     def forward(self, tensordict: TensorDictBase) -> TensorDictBase:
         raise NotImplementedError("TargetNetworks only holds target parameters; the algorithm computes its losses")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-from lightning.pytorch import Trainer
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from modules.grounding.backbone import word_level_tokenizer
 from modules.grounding.model import GroundingModule
 from modules.grounding.prompts import STATE
-from tests.modules.grounding.conftest import TINY, tiny_datamodule, tiny_module
+from tests.grounding_fixtures import fit_tiny, tiny_datamodule, tiny_module
 
 
 def fixed_batch(module, datamodule, seed: int = 0):
@@ -89,18 +88,6 @@ def test_missing_backbone_or_tokenizer_directory_is_a_clear_error(tmp_path, baby
         GroundingModule(spec, tokenizer=str(tmp_path / "nope"))
     with pytest.raises(ValueError, match="vocabulary"):
         GroundingModule(spec)
-
-
-def fit_tiny(tmp_path, babyai_real, **module_options) -> tuple[GroundingModule, str, object]:
-    datamodule = tiny_datamodule(babyai_real)
-    options = {"vocabulary": datamodule.vocabulary, **TINY, **module_options}
-    module = GroundingModule(datamodule.env_spec, round_states=True, explanation_eval_rollouts=2, **options)
-    trainer = Trainer(max_steps=3, default_root_dir=tmp_path, logger=False, enable_progress_bar=False, enable_model_summary=False,
-                      limit_val_batches=1, num_sanity_val_steps=0, accelerator="cpu")  # fmt: skip
-    trainer.fit(module, datamodule)
-    path = str(tmp_path / "grounded.ckpt")
-    trainer.save_checkpoint(path)
-    return module, path, datamodule
 
 
 def test_lora_checkpoint_leaves_out_the_frozen_backbone_and_reloads_exactly(tmp_path, babyai_real):

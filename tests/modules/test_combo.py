@@ -1,0 +1,64 @@
+import lightning.pytorch as pl
+import pytest
+import torch
+
+from modules.combo import COMBO
+from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit
+
+FAST = {"num_dynamics_models": 3, "num_action_samples": 4, "critic_lr": 1e-3, "dynamics_lr": 3e-3, **SMALL}
+
+
+def trained(conservative_weight: float) -> tuple[COMBO, InstructionBandit]:
+    """Zero reward everywhere: only the conservative term can separate data actions from others."""
+    pl.seed_everything(0, verbose=False)
+    bandit = InstructionBandit(CONTINUOUS)
+
+    def zero_reward_batch():
+        batch = bandit.batch(64)
+        batch["next", "reward"].zero_()
+        return batch
+
+    module = COMBO(CONTINUOUS, conservative_weight=conservative_weight, **FAST)
+    fit(module, zero_reward_batch, max_steps=150)
+    return module, bandit
+
+
+def data_action_advantage(module: COMBO, bandit: InstructionBandit) -> float:
+    """Mean ``Q(s, a_data) − Q(s, a_uniform)`` over fresh states."""
+    state, embedding, task = bandit.observations(500)
+    obs = torch.cat([state, embedding], -1)
+    with torch.no_grad():
+        q_data = module.critics(obs, bandit.expert_action(state, task)).mean(0)
+        q_uniform = module.critics(obs, torch.rand(500, 2) * 2 - 1).mean(0)
+    return float((q_data - q_uniform).mean())
+
+
+def test_conservative_term_pushes_q_of_unseen_actions_below_data_actions_and_the_model_learns_rewards():
+    module, bandit = trained(conservative_weight=5.0)
+    advantage = data_action_advantage(module, bandit)
+    assert advantage > 1.0
+    rollout = module.model_rollout(bandit.batch(256))
+    assert rollout["next", "reward"].abs().mean() < 0.2  # the ensemble learnt the data's zero reward
+    assert not rollout["next", "terminated"].any()
+    unconstrained, bandit = trained(conservative_weight=0.0)
+    assert data_action_advantage(unconstrained, bandit) < advantage - 1.0
+
+
+def test_model_rollout_steps_from_the_batch_states_with_policy_actions():
+    torch.manual_seed(0)
+    module = COMBO(CONTINUOUS, **FAST)
+    batch = InstructionBandit(CONTINUOUS).batch(32)
+    rollout = module.model_rollout(batch)
+    torch.testing.assert_close(rollout["state"], batch["state"])
+    torch.testing.assert_close(rollout["next", "instruction_embedding"], batch["instruction_embedding"])
+    assert rollout["action"].abs().max() <= 1.0 and rollout["next", "state"].shape == batch["state"].shape
+    losses = module.losses(batch)
+    assert set(losses) == {"loss_qvalue", "loss_conservative", "loss_actor", "loss_alpha", "loss_dynamics"}
+    assert all(value.shape == (32,) and torch.isfinite(value).all() for value in losses.values())
+
+
+def test_bad_options_are_refused_with_clear_errors():
+    with pytest.raises(ValueError, match="continuous actions"):
+        COMBO(DISCRETE)
+    with pytest.raises(ValueError, match="real_data_ratio"):
+        COMBO(CONTINUOUS, real_data_ratio=1.5)

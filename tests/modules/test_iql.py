@@ -1,0 +1,28 @@
+import pytest
+import torch
+
+from modules.iql import IQL
+from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, success_after_training
+
+
+@pytest.mark.parametrize("env_spec, threshold", [(DISCRETE, 0.9), (CONTINUOUS, 0.9)], ids=["discrete", "continuous"])
+def test_iql_solves_the_bandit(env_spec, threshold):
+    assert success_after_training(IQL, env_spec, max_steps=300) > threshold  # ignoring instruction or state caps it at 0.5 / 0
+
+
+def test_value_fits_an_upper_expectile_of_q():
+    """Over-estimates of Q by V cost (1 − expectile), under-estimates cost expectile (Eq. 5)."""
+    torch.manual_seed(0)
+    module = IQL(DISCRETE, expectile=0.9, **SMALL)
+    batch = InstructionBandit(DISCRETE).batch(32)
+    base = module.loss.value_loss(batch.clone())[0].mean()
+    with torch.no_grad():
+        module.loss.value_network_params.apply(lambda p: p.zero_())
+        bias = module.loss.value_network_params.get(("module", "1", "module", str(len(SMALL["hidden_sizes"]) * 2)))
+        bias["bias"].fill_(100.0)  # V far above every Q
+    above = module.loss.value_loss(batch.clone())[0].mean()
+    with torch.no_grad():
+        bias["bias"].fill_(-100.0)  # V far below every Q
+    below = module.loss.value_loss(batch.clone())[0].mean()
+    assert torch.isfinite(base)
+    assert float(below / above) == pytest.approx(0.9 / 0.1, rel=0.05)

@@ -1,0 +1,41 @@
+import lightning.pytorch as pl
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modules.prdc import PRDC, nearest_rows
+from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 40), queries=st.integers(1, 8), dim=st.integers(1, 6), chunk=st.integers(1, 50), seed=st.integers(0, 1000))
+def test_chunked_search_finds_the_exact_nearest_key(rows, queries, dim, chunk, seed):
+    generator = torch.Generator().manual_seed(seed)
+    keys, query = torch.randn(rows, dim, generator=generator), torch.randn(queries, dim, generator=generator)
+    found = nearest_rows(query, keys, chunk_size=chunk)
+    best = torch.cdist(query, keys).min(-1).values
+    torch.testing.assert_close(torch.cdist(query, keys).gather(-1, found.unsqueeze(-1)).squeeze(-1), best)
+
+
+def test_dataset_constraint_pulls_towards_the_nearest_dataset_action_not_the_batch_action():
+    torch.manual_seed(0)
+    bandit = InstructionBandit(CONTINUOUS)
+    batch = bandit.batch(16)
+    module = PRDC(CONTINUOUS, alpha=0.0, **SMALL)  # alpha 0: only the dataset constraint is left
+    dataset = batch.clone()
+    dataset["action"] = torch.full_like(batch["action"], 0.5)  # the only actions in the indexed data
+    module.index_dataset(dataset)
+    loss, metrics = module.actor_loss(batch)
+    with torch.no_grad():
+        policy_action = module.actor(batch.select("state", "instruction_embedding"))["action"]
+    torch.testing.assert_close(loss, (policy_action - 0.5).pow(2).mean())
+    assert not torch.allclose(loss, (policy_action - batch["action"]).pow(2).mean())
+
+
+def test_prdc_fits_the_actions_of_nearby_dataset_points():
+    pl.seed_everything(0)
+    bandit = InstructionBandit(CONTINUOUS)
+    module = PRDC(CONTINUOUS, **SMALL)
+    module.index_dataset(bandit.batch(2000))
+    fit(module, bandit.batch, max_steps=400)
+    assert bandit.success_rate(module) > 0.6  # ignoring the instruction's sign gives ≤ 0
