@@ -1,0 +1,59 @@
+"""Tiny grounded models and real BabyAI episodes shared by the grounding, imagination and quality tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lightning.pytorch import Trainer
+
+from datamodules.grounding_data import GroundingDataModule, episode_rollouts
+from imaginebench.collect import collect
+from imaginebench.datasets import load_episodes
+from modules.grounding.model import GroundingModule
+
+TINY = {"hidden_size": 32, "num_layers": 2, "num_heads": 2, "intermediate_size": 64, "max_positions": 256}
+"""A backbone small enough to train for a few steps in a test."""
+
+
+@pytest.fixture(scope="session")
+def babyai_real(tmp_path_factory) -> Path:
+    """40 expert episodes of the BabyAI train tasks (well under a second to collect)."""
+    return collect("BabyAI-v0", "train", 40, tmp_path_factory.mktemp("grounding") / "real-train", seed=3, progress=False)
+
+
+@pytest.fixture(scope="session")
+def rollouts(babyai_real):
+    return episode_rollouts(load_episodes(babyai_real))
+
+
+def tiny_datamodule(real: Path, **overrides) -> GroundingDataModule:
+    options = {"batch_size": 8, "batches_per_epoch": 3, "val_fraction": 0.1, "val_batches": 1, **overrides}
+    datamodule = GroundingDataModule("BabyAI-v0", real=[str(real)], **options)
+    datamodule.setup()
+    return datamodule
+
+
+def tiny_module(datamodule: GroundingDataModule, **overrides) -> GroundingModule:
+    options = {"vocabulary": datamodule.vocabulary, **TINY, **overrides}
+    module = GroundingModule(datamodule.env_spec, round_states=True, explanation_eval_rollouts=2, **options)
+    mean, std = datamodule.state_statistics()
+    module.state_mean.copy_(mean)
+    module.state_std.copy_(std)
+    return module
+
+
+def fit_tiny(tmp_path, babyai_real, **module_options) -> tuple[GroundingModule, str, object]:
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, **module_options)
+    trainer = Trainer(max_steps=3, default_root_dir=tmp_path, logger=False, enable_progress_bar=False, enable_model_summary=False,
+                      limit_val_batches=1, num_sanity_val_steps=0, accelerator="cpu")  # fmt: skip
+    trainer.fit(module, datamodule)
+    path = str(tmp_path / "grounded.ckpt")
+    trainer.save_checkpoint(path)
+    return module, path, datamodule
+
+
+@pytest.fixture(scope="session")
+def grounded_checkpoint(tmp_path_factory, babyai_real) -> str:
+    return fit_tiny(tmp_path_factory.mktemp("grounded"), babyai_real)[1]
