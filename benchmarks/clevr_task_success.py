@@ -45,11 +45,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=100, help="episodes per task and policy")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--levels", nargs="+", default=list(imaginebench.LEVELS), choices=imaginebench.LEVELS)
     args = parser.parse_args()
     print(f"Ball-v0, horizon {HORIZON}, {args.episodes} episodes per task and policy, seed {args.seed}")
     print(f"{'level':<10}{'task':<17}{'instr.':>7}{'expert':>8}{'exp.len':>8}{'exp.st/s':>9}{'random':>8}{'rnd.len':>8}{'rnd.st/s':>9}")
     start = time.perf_counter()
-    for level in imaginebench.LEVELS:
+    for level in args.levels:
         n_texts = len(DOMAIN.instruction_texts(level))
         for task in DOMAIN.tasks[level]:
             r = success_rates(level, task, args.episodes, args.seed)

@@ -36,8 +36,9 @@ class BC(OfflineRLModule):
         logit_penalty: float = 0.5,
         hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
         activation: Activation = "relu",
+        normalize_states: bool | None = None,
     ) -> None:
-        super().__init__(env_spec)
+        super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
         if self.env_spec.is_discrete:
             # BCLoss reads its prediction at the action key, so the actor writes logits there.

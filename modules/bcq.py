@@ -21,8 +21,8 @@ from imaginebench.env_spec import EnvSpec
 from modules.base import OfflineRLModule
 from modules.bc import penalized_cross_entropy
 from modules.networks import (
-    ACTION, HIDDEN_SIZES, OBSERVATION, Activation, MLPEnsemble, TargetNetworks, mlp, observation, observation_dim,
-    policy_input,
+    ACTION, HIDDEN_SIZES, OBSERVATION, Activation, MLPEnsemble, TargetNetworks, TwoInputMLP, mlp, observation,
+    observation_dim, policy_input,
 )  # fmt: skip
 
 KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
@@ -38,21 +38,22 @@ class ActionVAE(nn.Module):
     def __init__(self, spec: EnvSpec, latent_dim: int, hidden_sizes: tuple[int, ...], activation: Activation) -> None:
         super().__init__()
         self.bound, self.latent_dim = spec.action_bound, latent_dim
-        self.encoder = mlp(observation_dim(spec) + spec.action_dim, 2 * latent_dim, hidden_sizes, activation)
-        self.decoder = mlp(observation_dim(spec) + latent_dim, spec.action_dim, hidden_sizes, activation)
+        self.encoder = TwoInputMLP(observation_dim(spec), spec.action_dim, 2 * latent_dim, hidden_sizes, activation)
+        self.decoder = TwoInputMLP(observation_dim(spec), latent_dim, spec.action_dim, hidden_sizes, activation)
 
     def forward(self, obs: Tensor, action: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Reconstruction, latent mean and log standard deviation."""
-        mean, log_std = self.encoder(torch.cat([obs, action], -1)).chunk(2, -1)
+        mean, log_std = self.encoder(obs, action).chunk(2, -1)
         log_std = log_std.clamp(-4, 15)
         latent = mean + log_std.exp() * torch.randn_like(mean)
         return self.decode(obs, latent), mean, log_std
 
-    def decode(self, obs: Tensor, latent: Tensor | None = None) -> Tensor:
-        """Sampling clips the prior to [-0.5, 0.5] so that decoded actions stay near the data."""
+    def decode(self, obs: Tensor, latent: Tensor | None = None, samples: tuple[int, ...] = ()) -> Tensor:
+        """Without ``latent``, ``samples`` draws per state (leading dims) from the prior clipped to
+        [-0.5, 0.5], so that decoded actions stay near the data."""
         if latent is None:
-            latent = torch.randn(*obs.shape[:-1], self.latent_dim, device=obs.device).clamp(-0.5, 0.5)
-        return self.bound * torch.tanh(self.decoder(torch.cat([obs, latent], -1)))
+            latent = torch.randn(*samples, *obs.shape[:-1], self.latent_dim, device=obs.device).clamp(-0.5, 0.5)
+        return self.bound * torch.tanh(self.decoder(obs, latent))
 
 
 class Perturbation(nn.Module):
@@ -61,10 +62,10 @@ class Perturbation(nn.Module):
     def __init__(self, spec: EnvSpec, flexibility: float, hidden_sizes: tuple[int, ...], activation: Activation) -> None:
         super().__init__()
         self.bound, self.flexibility = spec.action_bound, flexibility
-        self.net = mlp(observation_dim(spec) + spec.action_dim, spec.action_dim, hidden_sizes, activation)
+        self.net = TwoInputMLP(observation_dim(spec), spec.action_dim, spec.action_dim, hidden_sizes, activation)
 
     def forward(self, obs: Tensor, action: Tensor) -> Tensor:
-        shift = self.flexibility * self.bound * torch.tanh(self.net(torch.cat([obs, action], -1)))
+        shift = self.flexibility * self.bound * torch.tanh(self.net(obs, action))
         return (action + shift).clamp(-self.bound, self.bound)
 
 
@@ -75,16 +76,14 @@ class ContinuousBCQPolicy(nn.Module):
         super().__init__()
         self.vae, self.perturbation, self.critics, self.num_candidates = vae, perturbation, critics, num_candidates
 
-    def candidates(self, obs: Tensor) -> tuple[Tensor, Tensor]:
-        """``(repeated observations, candidate actions)``, ``num_candidates`` rows per state."""
-        repeated = obs.repeat_interleave(self.num_candidates, 0)
-        return repeated, self.perturbation(repeated, self.vae.decode(repeated))
+    def candidates(self, obs: Tensor) -> Tensor:
+        """``(num_candidates, B, A)`` generated and perturbed actions for ``(B, D)`` observations."""
+        return self.perturbation(obs, self.vae.decode(obs, samples=(self.num_candidates,)))
 
     def forward(self, obs: Tensor) -> Tensor:
-        repeated, candidates = self.candidates(obs)
-        q_first = self.critics(repeated, candidates)[0].view(-1, self.num_candidates)
-        best = q_first.argmax(-1) + self.num_candidates * torch.arange(obs.shape[0], device=obs.device)
-        return candidates[best]
+        candidates = self.candidates(obs)
+        best = self.critics(obs, candidates)[0].argmax(0)  # (B, 1) index into the candidates
+        return candidates.gather(0, best.expand(1, *candidates.shape[1:])).squeeze(0)
 
 
 def supported(imitation_logits: Tensor, threshold: float) -> Tensor:
@@ -153,7 +152,7 @@ class BCQ(OfflineRLModule):
         else:
             self.vae = ActionVAE(spec, 2 * spec.action_dim, hidden_sizes, activation)
             self.perturbation = Perturbation(spec, action_flexibility, hidden_sizes, activation)
-            self.critics = MLPEnsemble(2, obs_dim + spec.action_dim, 1, hidden_sizes, activation)
+            self.critics = MLPEnsemble(2, obs_dim, spec.action_dim, 1, hidden_sizes, activation)
             selector = self.selector = ContinuousBCQPolicy(self.vae, self.perturbation, self.critics, num_candidates)
             self.targets = TargetNetworks(perturbation=self.perturbation, critics=self.critics)
         self.policy = TensorDictSequential(policy_input(), TensorDictModule(selector, in_keys=[OBSERVATION], out_keys=[ACTION]))
@@ -194,11 +193,10 @@ class BCQ(OfflineRLModule):
         kl = 0.5 * (mean.pow(2) + (2 * log_std).exp() - 2 * log_std - 1).sum(-1)
         loss_vae = (reconstruction - action).pow(2).mean(-1) + self.hparams.kl_weight * kl
         with torch.no_grad(), self.targets.target("perturbation"), self.targets.target("critics"):
-            repeated, candidates = self.selector.candidates(next_obs)
-            q_next = self.critics(repeated, candidates)  # the targets' (2, B·n, 1)
+            q_next = self.critics(next_obs, self.selector.candidates(next_obs))  # the targets' (2, n, B, 1)
             weight = self.hparams.double_q_weight
             soft_clipped = weight * q_next.min(0).values + (1 - weight) * q_next.max(0).values
-            next_value = soft_clipped.view(-1, self.hparams.num_candidates).max(-1, keepdim=True).values
+            next_value = soft_clipped.max(0).values
             target = self._bootstrap(batch, next_value)
         q_data = self.critics(obs, action)
         loss_qvalue = (q_data - target).pow(2).sum(0).squeeze(-1)

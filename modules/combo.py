@@ -64,10 +64,9 @@ class COMBO(OfflineRLModule):
             raise ValueError("COMBO needs continuous actions; the env spec has discrete ones")
         if not 0.0 <= real_data_ratio <= 1.0:
             raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
-        in_features = observation_dim(spec) + spec.action_dim
         self.policy = self.actor = tanh_normal_actor(spec, hidden_sizes, activation)
-        self.critics = MLPEnsemble(2, in_features, 1, hidden_sizes, activation)
-        self.dynamics = MLPEnsemble(num_dynamics_models, in_features, 2 * (spec.state_dim + 1), hidden_sizes, activation)
+        self.critics = MLPEnsemble(2, observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation)
+        self.dynamics = MLPEnsemble(num_dynamics_models, observation_dim(spec), spec.action_dim, 2 * (spec.state_dim + 1), hidden_sizes, activation)
         self.log_alpha = nn.Parameter(torch.zeros(()))
         self.targets = TargetNetworks(critics=self.critics)
         self.target_updater = SoftUpdate(self.targets, tau=tau)
@@ -140,7 +139,7 @@ class COMBO(OfflineRLModule):
             policy_action, policy_log_prob = self.sample_actions(mixed, samples)  # (n, 2B, A), (n, 2B)
         uniform_action = torch.empty_like(policy_action).uniform_(-bound, bound)
         log_density = torch.cat([torch.full_like(policy_log_prob, -self.env_spec.action_dim * math.log(2 * bound)), policy_log_prob])
-        q_proposals = self.critics(obs.expand(2 * samples, *obs.shape), torch.cat([uniform_action, policy_action])).squeeze(-1)
+        q_proposals = self.critics(obs, torch.cat([uniform_action, policy_action])).squeeze(-1)  # (critics, 2n, 2B)
         push_down = torch.logsumexp(q_proposals - log_density, dim=1) - math.log(2 * samples)  # (critics, 2B)
         push_up = self.critics(observation(batch), batch["action"]).squeeze(-1)  # (critics, B)
         loss_conservative = mix(push_down.sum(0)) - push_up.sum(0)

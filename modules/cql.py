@@ -3,14 +3,17 @@ Offline Reinforcement Learning", NeurIPS, arXiv:2006.04779."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import torch
 from tensordict import TensorDictBase
 from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
+from torchrl.envs.utils import ExplorationType, set_exploration_type
 from torchrl.objectives.value import TD0Estimator
 
 from modules.base import OfflineRLModule
-from modules.networks import HIDDEN_SIZES, Activation, action_spec, q_critic, q_value_actor, tanh_normal_actor
+from modules.networks import HIDDEN_SIZES, Activation, action_spec, observation, q_critic, q_value_actor, tanh_normal_actor
 
 KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
     "discrete": {"conservative_weight": 10.0, "target_update_interval": 500},
@@ -32,6 +35,52 @@ class TargetNetworkTD0(TD0Estimator):
         return super().value_estimate(tensordict, target_params=target_params, next_value=next_value, **kwargs)
 
 
+class PerStateCQLLoss(CQLLoss):
+    """TorchRL's ``CQLLoss`` with the paper's conservative estimator, computed per state.
+
+    TorchRL 0.14.1's ``cql_loss`` subtracts Q(s, a_data) of shape ``(B, 1)`` from log-sum-exps of
+    shape ``(B·N,)``, which broadcasts to ``(B, B·N)``, takes each log-sum-exp over the three
+    proposals of one sample rather than over all 3·N, scores actions drawn at s' at s', and runs the
+    actor and the critics' state part on ``N`` copies of every state. This version draws the ``N``
+    uniform and ``2·N`` policy actions (at s and at s') from one actor pass per state, scores all of
+    them at s as Kumar et al.'s code does (the critic's first layer sees each state once, see
+    :class:`~modules.networks.TwoInputMLP`), and returns a per-state penalty ``log Σ exp(Q − log density) − Q(s, a_data)``
+    summed over the two critics (Eq. 4 with the importance-sampled estimator of Appendix F).
+    """
+
+    def __init__(self, *args, action_bound: float = 1.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.action_bound = action_bound
+
+    def _policy_proposals(self, observation: TensorDictBase) -> tuple[torch.Tensor, torch.Tensor]:
+        """``num_random`` actions per state from π(·|s), and their log-probabilities, from one actor pass."""
+        with set_exploration_type(ExplorationType.RANDOM), self.actor_network_params.data.to_module(self.actor_network):
+            dist = self.actor_network.get_dist(observation.select(*self.actor_network.in_keys, strict=False).copy())
+            action = dist.rsample((self.num_random,))
+            return action, dist.log_prob(action)
+
+    def cql_loss(self, tensordict: TensorDictBase) -> tuple[torch.Tensor, dict]:
+        pred_q = torch.cat([tensordict.get(self.tensor_keys.pred_q1), tensordict.get(self.tensor_keys.pred_q2)], -1).T  # (2, B)
+        with torch.no_grad():
+            current_action, current_log_prob = self._policy_proposals(tensordict)
+            next_action, next_log_prob = self._policy_proposals(tensordict.get("next"))
+        random_action = torch.empty_like(current_action).uniform_(-self.action_bound, self.action_bound)
+        random_log_density = torch.full_like(current_log_prob, -current_action.shape[-1] * math.log(2 * self.action_bound))
+        actions = torch.cat([random_action, current_action, next_action])  # (3N, B, A)
+        obs, critic = observation(tensordict), self.qvalue_network[-1].module  # a TwoInputMLP: obs broadcasts
+        q_per_critic = []
+        for index in range(self.num_qvalue_nets):
+            with self.qvalue_network_params[index].to_module(self.qvalue_network):
+                q_per_critic.append(critic(obs, actions).squeeze(-1))
+        q = torch.stack(q_per_critic)  # (2, 3N, B)
+        log_density = torch.cat([random_log_density, current_log_prob, next_log_prob])  # (3N, B)
+        logsumexp = self.temperature * torch.logsumexp((q - log_density) / self.temperature, dim=1)  # (2, B)
+        penalty = self.min_q_weight * (logsumexp - pred_q)
+        tensordict.set(self.tensor_keys.cql_q1_loss, penalty[0])
+        tensordict.set(self.tensor_keys.cql_q2_loss, penalty[1])
+        return self._reduce_loss(penalty.sum(0), tensordict=tensordict), {}
+
+
 class CQL(OfflineRLModule):
     """CQL(H): Q-learning plus ``conservative_weight · (log Σ_a exp Q(s, a) − Q(s, a_data))``
     (Kumar et al. 2020, Eq. 4), so actions the data never shows cannot look better than its own.
@@ -50,9 +99,8 @@ class CQL(OfflineRLModule):
     tasks); the continuous conservative weight is fixed (d3rlpy also scales it by a learned
     Lagrange multiplier that starts at 1).
 
-    Kept from TorchRL 0.14.1's continuous ``CQLLoss``, which differs from the paper's estimator:
-    its log-sum-exp runs over the three proposals (uniform, π(·|s), π(·|s')) of each sample rather
-    than over all 3·N, and actions drawn at s' are scored at s'. The penalty is still conservative.
+    The continuous penalty comes from :class:`PerStateCQLLoss`, which replaces TorchRL 0.14.1's
+    estimator (see there) by the paper's, per state, at the same number of critic evaluations.
 
     ``target_update_interval`` > 0 copies the target network every that many updates, 0 moves it
     by ``tau`` towards the online one after every update. ``actor_lr``, ``temperature_lr`` and
@@ -72,8 +120,9 @@ class CQL(OfflineRLModule):
         tau: float = 0.005,
         hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
         activation: Activation = "relu",
+        normalize_states: bool | None = None,
     ) -> None:
-        super().__init__(env_spec)
+        super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
         for name, default in KIND_DEFAULTS[self.env_spec.action_kind].items():
             if self.hparams[name] is None:
@@ -88,9 +137,9 @@ class CQL(OfflineRLModule):
             self.policy = tanh_normal_actor(self.env_spec, hidden_sizes, activation)
             critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
             # min_q_weight 1: the conservative weight is applied in training_step for both kinds.
-            self.loss = CQLLoss(
+            self.loss = PerStateCQLLoss(
                 self.policy, critics, action_spec=action_spec(self.env_spec), loss_function="l2",
-                min_q_weight=1.0, num_random=num_action_samples,
+                min_q_weight=1.0, num_random=num_action_samples, action_bound=self.env_spec.action_bound,
             )  # fmt: skip
             self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         if self.hparams.target_update_interval > 0:

@@ -117,11 +117,32 @@ def tanh_normal_actor(
     )
 
 
+class TwoInputMLP(nn.Module):
+    """An MLP on ``x ⊕ y`` whose first layer is split into ``W_x x + W_y y``: the same function, but
+    ``x`` may broadcast against ``y``. Scoring N actions per state (CQL, BCQ, COMBO) then passes
+    ``x`` of shape ``(B, D)`` with ``y`` of shape ``(N, B, A)``, and the first layer's state part,
+    the largest matrix when the state holds an instruction embedding, runs once per state."""
+
+    def __init__(
+        self, x_features: int, y_features: int, out_features: int,
+        hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu",
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.x_layer = nn.Linear(x_features, hidden_sizes[0])
+        self.y_layer = nn.Linear(y_features, hidden_sizes[0], bias=False)
+        self.activation = ACTIVATIONS[activation]()
+        self.body = mlp(hidden_sizes[0], out_features, hidden_sizes[1:], activation)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.body(self.activation(self.x_layer(x) + self.y_layer(y)))
+
+
 def q_critic(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> TensorDictSequential:
-    """Q(s, a) for continuous actions, written at ``state_action_value``."""
-    net = mlp(observation_dim(spec) + spec.action_dim, 1, hidden_sizes, activation)
+    """Q(s, a) for continuous actions, written at ``state_action_value``; the
+    :class:`TwoInputMLP` is at ``critic[-1].module``."""
+    net = TwoInputMLP(observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation)
     return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))
 
 
@@ -153,19 +174,19 @@ def categorical_actor(
 
 
 class MLPEnsemble(nn.Module):
-    """``members`` independent MLPs on the same input, outputs stacked on a leading dim: twin critics
-    and dynamics ensembles. A Python loop over members: small ensembles on a CPU gain nothing from vmap."""
+    """``members`` independent :class:`TwoInputMLP` on the same ``(x, y)``, outputs stacked on a
+    leading dim: twin critics and dynamics ensembles. A Python loop over members: small ensembles
+    on a CPU gain nothing from vmap."""
 
     def __init__(
-        self, members: int, in_features: int, out_features: int,
+        self, members: int, x_features: int, y_features: int, out_features: int,
         hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu",
     ) -> None:  # fmt: skip
         super().__init__()
-        self.members = nn.ModuleList(mlp(in_features, out_features, hidden_sizes, activation) for _ in range(members))
+        self.members = nn.ModuleList(TwoInputMLP(x_features, y_features, out_features, hidden_sizes, activation) for _ in range(members))
 
-    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-        x = torch.cat(inputs, dim=-1)
-        return torch.stack([member(x) for member in self.members])
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.stack([member(x, y) for member in self.members])
 
 
 def observation(batch: TensorDictBase, prefix: tuple[str, ...] = ()) -> torch.Tensor:

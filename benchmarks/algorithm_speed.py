@@ -1,0 +1,117 @@
+"""Gradient updates per second of every algorithm at batch 256, through Lightning as training runs them.
+
+    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu]
+
+Batches are random transitions with the dimensions of BabyAI-v0 (discrete) and MetaWorld-v0
+(continuous; 384-d MiniLM instruction embeddings), prepared once, so the figure is the algorithm's
+own cost: data sampling is the datamodule's and is the same for every algorithm. Prints a table
+and writes ``benchmarks/results/algorithm_speed.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import lightning.pytorch as pl
+import torch
+from tensordict import TensorDict
+
+from imaginebench.env_spec import EnvSpec
+from modules.bc import BC
+from modules.bcq import BCQ
+from modules.combo import COMBO
+from modules.cql import CQL
+from modules.iql import IQL
+from modules.prdc import PRDC
+from modules.td3_bc import TD3BC
+from tests.modules.synthetic import fit
+
+SPECS = {
+    "discrete (BabyAI-v0)": {"state_dim": 16, "embedding_dim": 384, "action_kind": "discrete", "num_actions": 7},
+    "continuous (MetaWorld-v0)": {"state_dim": 91, "embedding_dim": 384, "action_kind": "continuous", "action_dim": 4},
+}
+ALGORITHMS = {"discrete": [BC, CQL, BCQ, IQL], "continuous": [BC, CQL, BCQ, IQL, TD3BC, PRDC, COMBO]}
+BATCH_SIZE = 256
+PRDC_DATASET_ROWS = 100_000
+
+
+def random_batch(spec: EnvSpec, rows: int, generator: torch.Generator) -> TensorDict:
+    def observation() -> dict:
+        return {"state": torch.randn(rows, spec.state_dim, generator=generator), "instruction_embedding": torch.randn(rows, spec.embedding_dim, generator=generator)}
+
+    if spec.is_discrete:
+        action = torch.randint(spec.num_actions, (rows,), generator=generator)
+    else:
+        action = torch.rand(rows, spec.action_dim, generator=generator) * 2 - 1
+    flags = torch.rand(rows, 1, generator=generator) < 0.02
+    next_part = {**observation(), "reward": torch.rand(rows, 1, generator=generator), "terminated": flags, "truncated": torch.zeros_like(flags), "done": flags}
+    return TensorDict({**observation(), "action": action, "source": torch.zeros(rows, dtype=torch.int64), "next": next_part}, batch_size=[rows])
+
+
+class Stopwatch(pl.Callback):
+    """Seconds from the end of the warm-up batches to the end of training."""
+
+    def __init__(self, warmup: int) -> None:
+        self.warmup, self.start, self.stop = warmup, 0.0, 0.0
+
+    def on_train_batch_end(self, trainer: pl.Trainer, *args) -> None:
+        if trainer.global_step == self.warmup:
+            self.start = time.perf_counter()
+        self.stop = time.perf_counter()
+
+
+def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str) -> float:
+    spec = EnvSpec(**env_spec)
+    generator = torch.Generator().manual_seed(0)
+    batches = [random_batch(spec, BATCH_SIZE, generator).to(device) for _ in range(8)]
+    module = algorithm(env_spec)
+    if isinstance(module, PRDC):
+        module.index_dataset(random_batch(spec, PRDC_DATASET_ROWS, generator))
+    warmup, served = 5, iter(range(10**9))
+    stopwatch = Stopwatch(warmup)
+    fit(module, lambda: batches[next(served) % len(batches)], max_steps=warmup + steps, callbacks=[stopwatch], accelerator=device)
+    return steps / (stopwatch.stop - stopwatch.start)
+
+
+def plot(rows: list[tuple[str, str, float]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(8, 4))
+    labels = [f"{name}\n{kind.split()[0]}" for kind, name, _ in rows]
+    axis.bar(labels, [rate for *_, rate in rows])
+    axis.set_yscale("log")
+    axis.set_ylabel(f"updates / s at batch {BATCH_SIZE}")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=50, help="timed updates per algorithm (after 5 warm-up ones)")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--only", nargs="*", default=None, help="algorithm class names to time (default: all)")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    rows = []
+    for kind, env_spec in SPECS.items():
+        for algorithm in ALGORITHMS[env_spec["action_kind"]]:
+            if args.only and algorithm.__name__ not in args.only:
+                continue
+            rate = updates_per_second(algorithm, env_spec, args.steps, args.device)
+            rows.append((kind, algorithm.__name__, rate))
+            print(f"{kind:26s} {algorithm.__name__:6s} {rate:8.1f} updates/s", flush=True)
+    print(f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}) |\n|---|---|---|")
+    for kind, name, rate in rows:
+        print(f"| {kind} | {name} | {rate:.1f} |")
+    plot(rows, Path(__file__).parent / "results" / "algorithm_speed.png")
+
+
+if __name__ == "__main__":
+    main()

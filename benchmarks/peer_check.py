@@ -1,0 +1,192 @@
+"""Our algorithms against d3rlpy 2.8.1's on the same dataset, hyperparameters and seeds.
+
+    bash benchmarks/setup_peer.sh      # once: .venv-peer with d3rlpy (it cannot live in .venv)
+    .venv-peer/bin/python benchmarks/peer_check.py --env BabyAI-v0 --data data/BabyAI-v0/real-train \\
+        --algorithms BC CQL BCQ --seeds 0 1 2 --steps 5000
+
+For each algorithm and seed both implementations train ``--steps`` updates at batch ``--batch-size``
+on the real data, then run the same evaluation (``evaluate_level`` on the ``train`` level). d3rlpy
+sees ``state ⊕ instruction_embedding`` as its observation, as the original benchmark fed it. Prints
+success rate (mean ± std over seeds) and updates/s (data sampling included, the first updates not
+timed) per algorithm and implementation, and writes ``benchmarks/results/peer_<env>.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import d3rlpy
+import lightning.pytorch as pl
+import numpy as np
+import torch
+
+from datamodules.offline_data import OfflineDataModule
+from imaginebench.datasets import load_episodes
+from imaginebench.evaluation import evaluate_level
+from modules.bc import BC
+from modules.bcq import BCQ
+from modules.cql import CQL
+from modules.iql import IQL
+from modules.td3_bc import TD3BC
+
+WARMUP_STEPS = 10
+HIDDEN = [256, 256]
+
+
+def d3rlpy_config(name: str, discrete: bool, batch_size: int):
+    """d3rlpy's config set to our modules' defaults (``None``: d3rlpy has no such variant)."""
+    encoder = d3rlpy.models.VectorEncoderFactory(HIDDEN)
+    if discrete:
+        configs = {
+            "BC": lambda: d3rlpy.algos.DiscreteBCConfig(batch_size=batch_size, learning_rate=1e-3, beta=0.5, encoder_factory=encoder),
+            "CQL": lambda: d3rlpy.algos.DiscreteCQLConfig(
+                batch_size=batch_size, learning_rate=3e-4, alpha=10.0, target_update_interval=500, encoder_factory=encoder,
+            ),
+            "BCQ": lambda: d3rlpy.algos.DiscreteBCQConfig(
+                batch_size=batch_size, learning_rate=3e-4, action_flexibility=0.3, beta=0.5, target_update_interval=500,
+                share_encoder=False, encoder_factory=encoder,
+            ),
+        }
+    else:
+        scaler = d3rlpy.preprocessing.StandardObservationScaler()
+        common = {"batch_size": batch_size, "observation_scaler": scaler, "actor_encoder_factory": encoder, "critic_encoder_factory": encoder}
+        configs = {
+            "BC": lambda: d3rlpy.algos.BCConfig(batch_size=batch_size, learning_rate=1e-3, encoder_factory=encoder, observation_scaler=scaler),
+            "CQL": lambda: d3rlpy.algos.CQLConfig(**common, conservative_weight=5.0, n_action_samples=10, alpha_learning_rate=0.0, initial_alpha=1.0),
+            "BCQ": lambda: d3rlpy.algos.BCQConfig(**common, imitator_encoder_factory=encoder, n_action_samples=100, action_flexibility=0.05, lam=0.75, beta=0.5),
+            "TD3BC": lambda: d3rlpy.algos.TD3PlusBCConfig(**common, alpha=2.5, update_actor_interval=2),
+            "IQL": lambda: d3rlpy.algos.IQLConfig(**common, expectile=0.7, weight_temp=3.0, value_encoder_factory=encoder),
+        }
+    factory = configs.get(name)
+    return factory() if factory is not None else None
+
+
+OURS = {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC}
+
+
+def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
+    """The episodes in d3rlpy's layout: one row per step, observation = state ⊕ instruction embedding."""
+    episodes = load_episodes(path)
+    steps = episodes.steps
+    order = torch.argsort(steps["episode_id"] * (steps.shape[0] + 1) + torch.arange(steps.shape[0]))  # episode by episode
+    steps = steps[order]
+    embedding = torch.as_tensor(episodes.instruction_embeddings)[steps["instruction_id"]]
+    observations = torch.cat([steps["state"].float(), embedding.float()], -1).numpy()
+    last = torch.ones(steps.shape[0], dtype=torch.bool)
+    last[:-1] = steps["episode_id"][1:] != steps["episode_id"][:-1]
+    terminals = (steps["terminated"] & last).numpy().astype(np.float32)
+    timeouts = (last & ~steps["terminated"]).numpy().astype(np.float32)
+    return d3rlpy.dataset.MDPDataset(
+        observations=observations,
+        actions=steps["action"].numpy(),
+        rewards=steps["reward"].float().numpy(),
+        terminals=terminals,
+        timeouts=timeouts,
+        action_space=d3rlpy.ActionSpace.DISCRETE if discrete else d3rlpy.ActionSpace.CONTINUOUS,
+        action_size=None,
+    )
+
+
+class Stopwatch(pl.Callback):
+    def __init__(self) -> None:
+        self.start, self.stop = 0.0, 0.0
+
+    def on_train_batch_end(self, trainer: pl.Trainer, *args) -> None:
+        if trainer.global_step == WARMUP_STEPS:
+            self.start = time.perf_counter()
+        self.stop = time.perf_counter()
+
+
+def train_ours(name: str, args, seed: int) -> tuple[object, float]:
+    pl.seed_everything(seed, verbose=False)
+    data = OfflineDataModule(args.env, real=[args.data], mix_ratio_real=1.0, batch_size=args.batch_size, batches_per_epoch=args.steps, seed=seed, evaluation_batches=1)
+    data.setup("fit")
+    module = OURS[name](data.env_spec)
+    stopwatch = Stopwatch()
+    trainer = pl.Trainer(
+        max_steps=args.steps, accelerator="cpu", logger=False, enable_checkpointing=False, enable_progress_bar=False,
+        enable_model_summary=False, limit_val_batches=0, callbacks=[stopwatch],
+    )  # fmt: skip
+    trainer.fit(module, datamodule=data)
+    return module.eval(), (args.steps - WARMUP_STEPS) / (stopwatch.stop - stopwatch.start)
+
+
+def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool) -> tuple[object, float]:
+    d3rlpy.seed(seed)
+    algo = d3rlpy_config(name, discrete, args.batch_size).create(device="cpu:0")
+    marks = {}
+
+    def mark(algo, epoch: int, step: int) -> None:
+        marks.setdefault(WARMUP_STEPS if step >= WARMUP_STEPS else 0, time.perf_counter())
+        marks["end"] = time.perf_counter()
+
+    algo.fit(dataset, n_steps=args.steps, n_steps_per_epoch=args.steps, show_progress=False, save_interval=10**9,
+             logger_adapter=d3rlpy.logging.NoopAdapterFactory(), callback=mark)  # fmt: skip
+    return algo, (args.steps - WARMUP_STEPS) / (marks["end"] - marks[WARMUP_STEPS])
+
+
+def success_rate(act, args, seed: int) -> float:
+    return evaluate_level(act, args.env, "train", args.episodes_per_task, seed=10_000 + seed).success_rate
+
+
+def d3rlpy_act(algo):
+    def act(state: torch.Tensor, embedding: torch.Tensor) -> torch.Tensor:
+        return torch.as_tensor(algo.predict(torch.cat([state, embedding], -1).float().numpy()))
+
+    return act
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="BabyAI-v0")
+    parser.add_argument("--data", default="data/BabyAI-v0/real-train")
+    parser.add_argument("--algorithms", nargs="+", default=["BC", "CQL", "BCQ"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--episodes-per-task", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    discrete = load_episodes(args.data).metadata.get("action_kind", None) == "discrete" or args.env in ("BabyAI-v0", "Ball-v0")
+    dataset = mdp_dataset(args.data, discrete)
+    results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for name in args.algorithms:
+        for seed in args.seeds:
+            module, ours_speed = train_ours(name, args, seed)
+            results.setdefault((name, "ours"), []).append((success_rate(module.act, args, seed), ours_speed))
+            print(f"{name} seed {seed} ours: success {results[(name, 'ours')][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
+            if d3rlpy_config(name, discrete, args.batch_size) is None:
+                continue
+            algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete)
+            results.setdefault((name, "d3rlpy"), []).append((success_rate(d3rlpy_act(algo), args, seed), peer_speed))
+            print(f"{name} seed {seed} d3rlpy: success {results[(name, 'd3rlpy')][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
+    print(f"\n{args.env}, {args.steps} updates at batch {args.batch_size}, seeds {args.seeds}, {args.episodes_per_task} episodes per train task")
+    print("| algorithm | implementation | train success (mean ± std) | updates/s (mean) |\n|---|---|---|---|")
+    for (name, implementation), runs in results.items():
+        success, speed = np.array(runs).T
+        print(f"| {name} | {implementation} | {success.mean():.3f} ± {success.std(ddof=1) if len(runs) > 1 else 0.0:.3f} | {speed.mean():.1f} |")
+    plot(results, Path(__file__).parent / "results" / f"peer_{args.env}.png")
+
+
+def plot(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (success_axis, speed_axis) = plt.subplots(1, 2, figsize=(10, 4))
+    labels = [f"{name}\n{implementation}" for name, implementation in results]
+    for axis, column, title in ((success_axis, 0, "train success rate"), (speed_axis, 1, "updates / s")):
+        values = [np.array(runs)[:, column] for runs in results.values()]
+        axis.bar(labels, [v.mean() for v in values], yerr=[v.std() for v in values])
+        axis.set_title(title)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+
+
+if __name__ == "__main__":
+    main()
