@@ -53,6 +53,9 @@ class ClevrEnv(ImagineBenchEnv):
             goal = Goal.from_json(entry["goal"])
             self.task = self._choose_task({"task": goal.task})
             positions, self.instruction = np.asarray(entry["positions"], dtype=np.float64), str(entry["instruction"])
+            problems = state_violations(positions)
+            if problems:
+                raise ValueError(f"Ball-v0: reset option start.positions is not a legal layout: {'; '.join(problems)}")
             self.instructions.row(self.instruction)  # fails early, naming the text, if the level cannot emit it
         else:
             self.task = self._choose_task(options)

@@ -18,14 +18,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from imaginebench.envs.clevr.physics import Table
-from imaginebench.envs.clevr.tasks import GATHER_RADIUS, GREEN, Goal, Relation, is_success
+from imaginebench.envs.clevr.tasks import GATHER_RADIUS, GREEN, RELATION_SPOT, STEP_SPOT, Goal, Relation, is_success
 from imaginebench.envs.clevr.world import BALL_RADIUS, CENTER_HIGH, CENTER_LOW, DIRECTIONS, NUM_BALLS, SIDES, action_of
 
 if TYPE_CHECKING:
     from imaginebench.envs.clevr.env import ClevrEnv
 
-RELATION_SPOT = 2.7 * BALL_RADIUS
-"""Distance from the reference ball at which the expert aims the moving ball (inside the goal ring)."""
 GATHER_SPOT = 0.75 * GATHER_RADIUS
 LINE_SPACING = 2.2 * BALL_RADIUS
 _ROTATIONS = np.linspace(0, np.pi / 2, 7, endpoint=False)
@@ -89,7 +87,7 @@ def distance_to_go(positions: np.ndarray, start: np.ndarray, goal: Goal) -> floa
         return sum(_relation_cost(positions, r) for r in goal.relations)
     if goal.ball >= 0:
         moved = np.linalg.norm(positions - start, axis=1)
-        spot = start[goal.ball] + 1.5 * BALL_RADIUS * SIDES[goal.side]
+        spot = start[goal.ball] + STEP_SPOT * SIDES[goal.side]
         return float(np.linalg.norm(positions[goal.ball] - spot)) + 2 * float(moved.sum() - moved[goal.ball])
     return _line_cost(positions) if goal.task == "line-up" else _gather_cost(positions)
 

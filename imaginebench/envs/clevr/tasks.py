@@ -34,6 +34,10 @@ LINE_HALF_ANGLE = np.pi / 6
 """Line-up: each next ball in colour order lies within 30° of +x from the previous (the original's rule)."""
 GATHER_RADIUS = 3 * BALL_RADIUS
 """Gather: every other ball's centre within this distance of the green ball's."""
+RELATION_SPOT = 2.7 * BALL_RADIUS
+"""Where a relation's moving ball is aimed: this far from the reference ball, on the asked side."""
+STEP_SPOT = 1.5 * BALL_RADIUS
+"""Where a one-step task's ball is aimed: one free push (0.15) from its start."""
 GREEN = COLORS.index("green")
 START_GAP = BALL_RADIUS
 """Start layouts leave at least this much free space between ball surfaces (as the original's 0.1)."""
@@ -159,10 +163,9 @@ def is_success(positions: np.ndarray, start: np.ndarray, goal: Goal) -> bool:
 def _room_for_goal(positions: np.ndarray, goal: Goal) -> bool:
     """The goal can be reached without first moving a reference ball off a wall: each relation's
     target spot, and a one-step task's next spot, lies inside the walls."""
-    margin = 2.6 * BALL_RADIUS
-    targets = [positions[r.dst] + margin * SIDES[r.side] for r in goal.relations]
+    targets = [positions[r.dst] + RELATION_SPOT * SIDES[r.side] for r in goal.relations]
     if goal.ball >= 0:
-        targets.append(positions[goal.ball] + 1.6 * BALL_RADIUS * SIDES[goal.side])
+        targets.append(positions[goal.ball] + STEP_SPOT * SIDES[goal.side])
     return all(np.all(t >= CENTER_LOW) and np.all(t <= CENTER_HIGH) for t in targets)
 
 

@@ -121,3 +121,9 @@ def test_success_flags_judge_generated_states(envs):
 def test_bad_stored_instruction_is_named(envs):
     with pytest.raises(KeyError, match="not in this table"):
         start(envs["train"], Goal("push-left", (Relation(RED, GREEN, "left"),)), instruction="Do a dance.")
+
+
+def test_illegal_stored_layout_is_named(envs):
+    overlapping = [[0.0, 0.0], [0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]]
+    with pytest.raises(ValueError, match="start.positions .* red and blue balls overlap"):
+        start(envs["train"], Goal("push-left", (Relation(RED, GREEN, "left"),)), positions=overlapping)
