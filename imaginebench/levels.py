@@ -6,6 +6,9 @@ LEVELS: tuple[str, ...] = ("train", "rephrase", "easy", "hard")
 """train: seen tasks; rephrase: seen tasks in unseen wording; easy: novel single-step
 compositions; hard: novel multi-step compositions."""
 
+IMAGINED_LEVELS: tuple[str, ...] = ("rephrase", "easy", "hard")
+"""The levels whose goals have no real data: the grounded model imagines rollouts for them."""
+
 LEVEL_ALIASES: dict[str, str] = {"real": "train"}
 """The original benchmark calls the train level ``real``; both names are accepted."""
 

@@ -1,0 +1,116 @@
+"""``imaginebench pipeline``: the whole method for one env, stage by stage, resumable.
+
+collect (real train-level data) → ground (KALM fine-tune) → imagine (rephrase, easy, hard) →
+rollout quality → fit (an offline RL algorithm on real + imaginary data) → per-level results.
+Each stage leaves its output under ``--out`` and is skipped when that output exists, so an
+interrupted pipeline continues where it stopped (grounding resumes from its last checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+from imaginebench.levels import IMAGINED_LEVELS
+from imaginebench.registry import get_domain
+
+CONFIG_DIRS = {"BabyAI-v0": "babyai", "Ball-v0": "clevr", "MetaWorld-v0": "metaworld"}
+"""env id → its folder under ``lightning_config/`` (and its grounding config's name)."""
+
+
+def _stage(number: int, name: str, message: str) -> None:
+    print(f"[pipeline {number}/6] {name}: {message}", flush=True)
+
+
+def pipeline_main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="imaginebench pipeline", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
+    parser.add_argument("--algo", default="bc", help="offline RL config name under lightning_config/<env>/ (bc, cql, ...)")
+    parser.add_argument("--out", help="working directory (default runs/pipeline/<env>)")
+    parser.add_argument("--real-episodes", type=int, default=20000, help="expert episodes of the train tasks")
+    parser.add_argument("--rollouts", type=int, default=1000, help="imaginary rollouts per novel level")
+    parser.add_argument("--mix-ratio-real", type=float, default=0.5, help="share of real rows per batch (ImagineBench: 0.5)")
+    parser.add_argument("--grounding-config", help="default lightning_config/grounding/<env>.yaml")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--device", default=None, help="device for imagination (default: cuda if available)")
+    parser.add_argument("--lightning-args", nargs=argparse.REMAINDER, default=[], help="extra arguments for the final `fit` (last on the line)")
+    args = parser.parse_args(argv)
+    run_pipeline(args)
+
+
+def run_pipeline(args: argparse.Namespace) -> Path:
+    import torch
+
+    from imaginebench.collect import collect
+    from imaginebench.datasets import load_episodes
+    from imaginebench.datasets.legacy import default_dataset_dir
+    from imaginebench.imagine import imagine
+    from imaginebench.lightning_cli import run_grounding_cli, run_lightning_cli
+    from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
+
+    get_domain(args.env)
+    if args.env not in CONFIG_DIRS:
+        raise SystemExit(f"imaginebench pipeline: no configs for {args.env!r}; known: {', '.join(CONFIG_DIRS)}")
+    configs = Path("lightning_config")
+    algo_config = configs / CONFIG_DIRS[args.env] / f"{args.algo}.yaml"
+    grounding_config = Path(args.grounding_config or configs / "grounding" / f"{CONFIG_DIRS[args.env]}.yaml")
+    for path, option in ((algo_config, "--algo"), (grounding_config, "--grounding-config")):
+        if not path.is_file():
+            raise SystemExit(f"imaginebench pipeline: {path} does not exist ({option})")
+    out = Path(args.out or Path("runs") / "pipeline" / args.env)
+    out.mkdir(parents=True, exist_ok=True)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+
+    real = default_dataset_dir(args.env, "real", "train")
+    if real.exists():
+        _stage(1, "collect", f"{real} exists, kept")
+    else:
+        _stage(1, "collect", f"{args.real_episodes} expert episodes → {real}")
+        collect(args.env, "train", args.real_episodes, real, seed=args.seed)
+
+    checkpoint = out / "grounding.ckpt"
+    if checkpoint.exists():
+        _stage(2, "ground", f"{checkpoint} exists, kept")
+    else:
+        _stage(2, "ground", f"{grounding_config} → {checkpoint}")
+        run_grounding_cli([
+            "--config", str(grounding_config), "--data.real", json.dumps([str(real)]), "--seed_everything", str(args.seed),
+            "--trainer.logger.init_args.save_dir", str(out), "--trainer.logger.init_args.name", "grounding",
+            "--trainer.logger.init_args.version", "run", "--ckpt_path", "last",
+        ])  # fmt: skip
+        shutil.copyfile(out / "grounding" / "run" / "checkpoints" / "last.ckpt", out / ".grounding.ckpt.tmp")
+        (out / ".grounding.ckpt.tmp").rename(checkpoint)
+
+    imaginary = []
+    for level in IMAGINED_LEVELS:
+        path = out / f"imaginary-{level}"
+        imaginary.append(path)
+        if path.exists():
+            _stage(3, "imagine", f"{path} exists, kept")
+            continue
+        _stage(3, "imagine", f"{args.rollouts} rollouts of {level} → {path}")
+        imagine(checkpoint, args.env, level, args.rollouts, path, seed=args.seed, temperature=args.temperature, device=device)
+
+    _stage(4, "quality", f"replaying the rollouts in the simulator → {out / 'quality.json'}")
+    reports = [quality_report(load_episodes(path), progress=True) for path in imaginary]
+    write_quality_report(reports, out / "quality.json")
+    print(format_quality_table(reports))
+
+    name = f"{args.algo}-real+imaginary"
+    _stage(5, "fit", f"{algo_config} on real + imaginary data → {out / name}")
+    run_lightning_cli([
+        "fit", "--config", str(algo_config), *args.lightning_args, "--data.real", json.dumps([str(real)]),
+        "--data.imaginary", json.dumps([str(p) for p in imaginary]), "--data.mix_ratio_real", str(args.mix_ratio_real),
+        "--seed_everything", str(args.seed), "--trainer.logger.init_args.save_dir", str(out),
+        "--trainer.logger.init_args.name", name, "--trainer.logger.init_args.version", "run",
+    ])  # fmt: skip
+
+    results = out / name / "run" / "results.json"
+    _stage(6, "results", str(results))
+    levels = json.loads(results.read_text())["levels"]
+    for level, result in levels.items():
+        print(f"  {level:<10}{result['success_rate']:>8.1%}")
+    return results
