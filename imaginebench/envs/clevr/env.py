@@ -65,7 +65,7 @@ class ClevrEnv(ImagineBenchEnv):
         self._table.set_positions(positions)
         self.start_positions = self._table.positions()
         self.step_count = 0
-        return self._observation(self._state()), self._info(False)
+        return self._observation(self._state()), self._info(is_success(self.start_positions, self.start_positions, goal))
 
     def step(self, action):
         if self.goal is None:
