@@ -62,7 +62,8 @@ def imagine_episodes(module, env_id: str, level: str, indices: range, seed: int,
         def goal_reached(row: int, states: torch.Tensor) -> bool:
             return bool(envs[row].success_flags(states.numpy())[-1])
 
-        batch = imagine_rollouts(module, instructions, torch.stack(first_states), goal_reached, envs[0].horizon, temperature, generator, use_cache)
+        horizons = [env.horizon for env in envs[: len(chunk)]]  # per task in some domains
+        batch = imagine_rollouts(module, instructions, torch.stack(first_states), goal_reached, horizons, temperature, generator, use_cache)
         for row, index in enumerate(chunk):
             env, length = envs[row], int(batch.lengths[row])
             instruction_id = texts.setdefault(instructions[row], len(texts))

@@ -77,7 +77,7 @@ def imagine_rollouts(
     instructions: list[str],
     first_states: Tensor,
     goal_reached: Callable[[int, Tensor], bool],
-    horizon: int,
+    horizon: int | list[int],
     temperature: float = 0.0,
     generator: torch.Generator | None = None,
     use_cache: bool = True,
@@ -85,7 +85,7 @@ def imagine_rollouts(
     """Generate one rollout per instruction from its first state (taken from the env's reset).
 
     ``goal_reached(row, states_so_far)`` is the env's success check on the generated states; a
-    rollout stops when it holds or after ``horizon`` actions. Rows that stopped keep being decoded
+    rollout stops when it holds or after ``horizon`` actions (one per row where tasks differ). Rows that stopped keep being decoded
     with the batch (their outputs are ignored), so the batch stays rectangular.
     """
     device = module.device
@@ -99,7 +99,9 @@ def imagine_rollouts(
     success = [torch.tensor([goal_reached(i, states[0][i : i + 1].cpu()) for i in range(size)], device=device)]
     lengths = torch.zeros(size, dtype=torch.int64, device=device)
     done = torch.zeros(size, dtype=torch.bool, device=device)  # every rollout takes at least one action
-    for _ in range(horizon):
+    horizons = torch.as_tensor(horizon, device=device).expand(size)
+    for step in range(int(horizons.max())):
+        done |= horizons <= step
         if bool(done.all()):
             break
         action = module.predict_action(decoder.last_hidden, temperature, generator)

@@ -70,6 +70,13 @@ def test_rollouts_stop_when_the_goal_check_holds_or_at_the_horizon(model_and_rol
     assert not batch.success[1].any() and not batch.success[2].any()
 
 
+def test_each_rollout_can_have_its_own_horizon(model_and_rollouts):
+    module, rollouts = model_and_rollouts
+    first = torch.stack([r.states[0] for r in rollouts[:3]])
+    batch = imagine_rollouts(module, [r.instruction for r in rollouts[:3]], first, never, horizon=[2, 5, 3])
+    assert batch.lengths.tolist() == [2, 5, 3] and batch.actions.shape[1] == 5
+
+
 def test_explanations_are_text_and_stop_at_max_tokens(model_and_rollouts):
     module, rollouts = model_and_rollouts
     texts = explain_rollouts(module, [(r.states, r.actions) for r in rollouts[:3]], max_tokens=4)
