@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu]
 
 Batches are random transitions with the dimensions of BabyAI-v0 (discrete) and MetaWorld-v0
-(continuous; 384-d MiniLM instruction embeddings), prepared once, so the figure is the algorithm's
-own cost: data sampling is the datamodule's and is the same for every algorithm. Prints a table
+(continuous; 384-d MiniLM instruction embeddings), prepared once and served as fresh copies (losses
+write into their batch), so the figure is the algorithm's own cost: data sampling is the
+datamodule's and the same for every algorithm. PRDC searches 100,000 dataset rows. Prints a table
 and writes ``benchmarks/results/algorithm_speed.png``.
 """
 
@@ -71,7 +72,7 @@ def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str)
         module.index_dataset(random_batch(spec, PRDC_DATASET_ROWS, generator))
     warmup, served = 5, iter(range(10**9))
     stopwatch = Stopwatch(warmup)
-    fit(module, lambda: batches[next(served) % len(batches)], max_steps=warmup + steps, callbacks=[stopwatch], accelerator=device)
+    fit(module, lambda: batches[next(served) % len(batches)].clone(), max_steps=warmup + steps, callbacks=[stopwatch], accelerator=device)
     return steps / (stopwatch.stop - stopwatch.start)
 
 

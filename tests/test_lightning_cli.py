@@ -37,7 +37,7 @@ def imaginebench(*args: str) -> subprocess.CompletedProcess:
     return result
 
 
-@pytest.mark.parametrize("algo", ["bc", "cql"])
+@pytest.mark.parametrize("algo", ["bc", "cql", "bcq", "iql"])
 def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, algo):
     result = imaginebench("fit", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)))
     assert (tmp_path / "data" / "real-train" / "metadata.json").is_file()
