@@ -12,6 +12,7 @@ import torch
 from lightning.pytorch import LightningDataModule
 from torch.utils.data import DataLoader
 
+from datamodules.statistics import mean_and_std
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, concat_datasets, load_episodes
@@ -129,8 +130,7 @@ class GroundingDataModule(LightningDataModule):
 
     def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
         """Mean and standard deviation of the training rollouts' states (the model standardises states)."""
-        states = torch.cat([r.states for r in self.train_rollouts]).double()
-        return states.mean(0).float(), states.std(0).clamp_min(min_std).float()
+        return mean_and_std(torch.cat([r.states for r in self.train_rollouts]), min_std)
 
     def _examples(self, rollouts: list[Rollout], rng: np.random.Generator, count: int) -> list[Example]:
         chosen = rng.integers(len(rollouts), size=count)

@@ -11,6 +11,7 @@ from tensordict import TensorDict
 from torch.utils.data import DataLoader, IterableDataset
 
 from datamodules.mixing import MixedSampler, MixMode
+from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, EpisodeDataset, concat_datasets, load_episodes, to_transitions
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
@@ -137,8 +138,7 @@ class OfflineDataModule(LightningDataModule):
         algorithms' observation normalisation: imagined states may be implausible, real ones are not."""
         if self.real_dataset is None:
             raise RuntimeError("OfflineDataModule.state_statistics: needs real data (data.real) loaded by setup()")
-        states = self.real_dataset.steps["state"].double()
-        return states.mean(0).float(), states.std(0).clamp_min(min_std).float()
+        return mean_and_std(self.real_dataset.steps["state"], min_std)
 
     def _load(self, source: str, paths: list[str]) -> EpisodeDataset | None:
         """Load and check every dataset of one source; ``None`` when there are none."""
