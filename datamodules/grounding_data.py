@@ -12,14 +12,14 @@ import torch
 from lightning.pytorch import LightningDataModule
 from torch.utils.data import DataLoader
 
-from datamodules.statistics import mean_and_std
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
+from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, concat_datasets, load_episodes
 from imaginebench.datasets.legacy import default_dataset_dir
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
-from imaginebench.registry import get_domain
 from imaginebench.levels import LEVELS
+from imaginebench.registry import get_domain
 from modules.grounding.backbone import words
 from modules.grounding.prompts import GROUNDING_TASKS, PROMPT_WORDS, Example
 
