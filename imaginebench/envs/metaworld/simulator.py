@@ -13,6 +13,12 @@ from imaginebench.envs.metaworld.tasks import Task
 PACKAGE_OBJECT_SLOTS = (slice(4, 11), slice(11, 18))
 """Position + quaternion of the package observation's first and second object."""
 
+COMPOSITE_STAGE_TWO = {
+    "make-coffee": ("coffee_button", composite.coffee_button_row, composite.coffee_button_target),
+    "locked-door-open": ("handle", composite.door_handle_row, composite.door_open_target),
+}
+"""Composite task → (the entity its second stage adds, how to read it, its second target)."""
+
 
 def build_sim(task: Task) -> SawyerXYZEnv:
     """A package env for ``task`` with the goal revealed and its layout drawn from its own
@@ -32,13 +38,11 @@ def build_sim(task: Task) -> SawyerXYZEnv:
 def read_entities(sim: SawyerXYZEnv, task: Task, current: np.ndarray) -> dict[str, np.ndarray]:
     """The 7-number row of every entity ``task`` uses, from the package observation's current
     18 numbers (``current``) and, for what it leaves out, the simulator."""
-    if task.name == "make-coffee":
-        return {"coffee": entity_row(current[4:7], current[7:11]), "coffee_button": composite.coffee_button_row(sim)}
-    if task.name == "locked-door-open":
-        return {"lock": entity_row(current[4:7], current[7:11]), "handle": composite.door_handle_row(sim)}
-    rows = {}
-    for name, part in zip([e for e in task.entities if e != "wall"], PACKAGE_OBJECT_SLOTS):
-        rows[name] = entity_row(current[part][:3], current[part][3:])
+    extra, read_extra, _ = COMPOSITE_STAGE_TWO.get(task.name, (None, None, None))
+    observed = [entity for entity in task.entities if entity not in ("wall", extra)]
+    rows = {name: entity_row(current[part][:3], current[part][3:]) for name, part in zip(observed, PACKAGE_OBJECT_SLOTS)}
+    if read_extra is not None:
+        rows[extra] = read_extra(sim)
     if "wall" in task.entities:  # the package leaves the wall out of its observation; the original added it
         rows["wall"] = entity_row(sim.data.body("wall").xpos, sim.data.body("wall").xquat)
     return rows
@@ -47,9 +51,7 @@ def read_entities(sim: SawyerXYZEnv, task: Task, current: np.ndarray) -> dict[st
 def stage_targets(sim: SawyerXYZEnv, task: Task) -> list[np.ndarray]:
     """The target location of each stage, fixed at reset: the package goal, then the composite's next one."""
     first = np.array(sim._target_pos, dtype=np.float64)
-    if task.name == "make-coffee":
-        return [first, composite.coffee_button_target(sim)]
-    if task.name == "locked-door-open":
-        return [first, composite.door_open_target(sim)]
+    if task.name in COMPOSITE_STAGE_TWO:
+        return [first, COMPOSITE_STAGE_TWO[task.name][2](sim)]
     return [first]
 

@@ -78,10 +78,6 @@ class Task:
     stages: tuple[Stage, ...]
     horizon: int = HORIZON
 
-    @property
-    def is_composite(self) -> bool:
-        return len(self.stages) > 1
-
 
 def _single(name: str, entities: tuple[str, ...], check: Check, horizon: int = HORIZON) -> Task:
     """A package task with its own expert; the first entity is what the expert manipulates."""
