@@ -181,7 +181,7 @@ def plot(results: dict, path: Path) -> None:
     labels = [f"{name}\n{implementation}" for name, implementation in results]
     for axis, column, title in ((success_axis, 0, "train success rate"), (speed_axis, 1, "updates / s")):
         values = [np.array(runs)[:, column] for runs in results.values()]
-        axis.bar(labels, [v.mean() for v in values], yerr=[v.std() for v in values])
+        axis.bar(labels, [v.mean() for v in values], yerr=[v.std(ddof=1) if len(v) > 1 else 0.0 for v in values])  # as the table
         axis.set_title(title)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
