@@ -105,7 +105,7 @@ def imagine_rollouts(
         if bool(done.all()):
             break
         action = module.predict_action(decoder.last_hidden, temperature, generator)
-        state = module.predict_state(decoder.feed(_slot_embedding(module, ACTION, action)))
+        state = module.predict_state(decoder.feed(_slot_embedding(module, ACTION, action)), states[-1])
         decoder.feed(_slot_embedding(module, STATE, state))
         actions.append(action)
         states.append(state)

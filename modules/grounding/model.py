@@ -58,6 +58,7 @@ class GroundingModule(LightningModule):
         round_states: bool = False,
         explanation_eval_rollouts: int = 32,
         vocabulary: list[str] | None = None,
+        predict_state_change: bool = False,
     ) -> None:
         """``backbone``: a local HF directory, or None for a Llama of the given sizes built from a
         config (seeded by ``init_seed``). ``tokenizer``: a local directory; default the backbone's
@@ -66,7 +67,10 @@ class GroundingModule(LightningModule):
         ``explanation_eval_rollouts``: held-out real rollouts explained after each validation.
         ``vocabulary``: the words of a from-config backbone's tokenizer (LightningCLI links it from
         the data); their embeddings and the text head train fully, even with LoRA, because a
-        from-config backbone has no pretrained vocabulary to preserve."""
+        from-config backbone has no pretrained vocabulary to preserve. ``predict_state_change``: the
+        state head predicts the change from the latest state earlier in the sequence (most dimensions
+        do not change in a step, which is why learned dynamics models such as MBPO's predict
+        differences); off, it predicts the state itself, as KALM did."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
@@ -108,9 +112,19 @@ class GroundingModule(LightningModule):
     def standardize(self, states: Tensor) -> Tensor:
         return (states - self.state_mean) / self.state_std
 
-    def unstandardize(self, states: Tensor) -> Tensor:
-        states = states * self.state_std + self.state_mean
-        return states.round() if self.hparams.round_states else states
+    def state_target(self, states: Tensor, reference: Tensor) -> Tensor:
+        """What the state head regresses: the standardised state, or its standardised change from ``reference``."""
+        if self.hparams.predict_state_change:
+            return (states - reference) / self.state_std
+        return self.standardize(states)
+
+    def latest_states(self, batch: dict[str, Tensor]) -> Tensor:
+        """For each position, the state of the latest state slot at or before it (the mean before any)."""
+        kinds, states = batch["kinds"], batch["states"]
+        positions = torch.arange(kinds.shape[1], device=kinds.device).expand_as(kinds)
+        latest = torch.where(kinds == STATE, positions, -1).cummax(dim=1).values
+        gathered = states.gather(1, latest.clamp_min(0).unsqueeze(-1).expand_as(states))
+        return torch.where((latest >= 0).unsqueeze(-1), gathered, self.state_mean)
 
     # ----------------------------------------------------------------------------- forward
 
@@ -139,7 +153,8 @@ class GroundingModule(LightningModule):
         losses = {"state": zero, "action": zero, "text": zero}
         select = supervised & (target_kinds == STATE)
         if select.any():
-            target = self.standardize(batch["states"][:, 1:][select])
+            reference = self.latest_states(batch)[:, :-1][select]
+            target = self.state_target(batch["states"][:, 1:][select], reference)
             losses["state"] = F.mse_loss(self.state_head(hidden[select]), target)
         select = supervised & (target_kinds == ACTION)
         if select.any():
@@ -162,8 +177,12 @@ class GroundingModule(LightningModule):
             return output.argmax(-1)
         return torch.multinomial(F.softmax(output / temperature, -1), 1, generator=generator).squeeze(-1)
 
-    def predict_state(self, hidden: Tensor) -> Tensor:
-        return self.unstandardize(self.state_head(hidden.float()))
+    def predict_state(self, hidden: Tensor, previous: Tensor) -> Tensor:
+        """The next state from the hidden state of the slot before it; ``previous`` is the latest state
+        in the sequence (the base of a predicted change). Rounded for envs with whole-number states."""
+        output = self.state_head(hidden.float()) * self.state_std
+        states = output + (previous if self.hparams.predict_state_change else self.state_mean)
+        return states.round() if self.hparams.round_states else states
 
     # ----------------------------------------------------------------------------- training
 

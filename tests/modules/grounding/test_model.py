@@ -30,6 +30,25 @@ def test_slot_embeddings_replace_token_embeddings_and_depend_on_the_state(babyai
     assert torch.equal(changed, batch["kinds"] == STATE)
 
 
+def test_state_changes_are_measured_from_the_latest_earlier_state(babyai_real):
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, predict_state_change=True)
+    rollout = datamodule.train_rollouts[0]
+    batch = module.builder.collate([module.builder.generation(rollout.instruction, rollout.states, rollout.actions)])
+    latest = module.latest_states(batch)[0]
+    state_slots = (batch["kinds"][0] == STATE).nonzero().flatten().tolist()
+    torch.testing.assert_close(latest[: state_slots[0]], module.state_mean.expand(state_slots[0], -1))  # no state yet
+    for index, slot in enumerate(state_slots):
+        end = state_slots[index + 1] if index + 1 < len(state_slots) else latest.shape[0]
+        torch.testing.assert_close(latest[slot:end], rollout.states[index].expand(end - slot, -1))
+    change = module.state_target(rollout.states[1], rollout.states[0])
+    with torch.no_grad():
+        module.state_head.weight.zero_()
+        module.state_head.bias.zero_()
+        torch.testing.assert_close(module.predict_state(torch.randn(1, 32), rollout.states[0:1]), rollout.states[0:1])  # no change predicted
+    assert torch.equal(change == 0, rollout.states[1] == rollout.states[0])  # unchanged dimensions have target 0
+
+
 def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_real):
     module = tiny_module(tiny_datamodule(babyai_real))
     trainable = {name for name, p in module.named_parameters() if p.requires_grad}
@@ -42,12 +61,12 @@ def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_r
     assert all(p.requires_grad for p in full.parameters())
 
 
-@pytest.mark.parametrize("finetune", ["full", "lora"])
-def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune):
+@pytest.mark.parametrize("finetune, change", [("full", False), ("lora", False), ("lora", True)])
+def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, change):
     """A broken mask, shift or slot injection would leave at least one loss near where it started."""
     torch.manual_seed(0)
     datamodule = tiny_datamodule(babyai_real)
-    module = tiny_module(datamodule, finetune=finetune)
+    module = tiny_module(datamodule, finetune=finetune, predict_state_change=change)
     batch = fixed_batch(module, datamodule)
     before = {k: float(v) for k, v in module.losses(batch).items()}
     optimizer = torch.optim.Adam([p for p in module.parameters() if p.requires_grad], lr=1e-2 if finetune == "lora" else 3e-3)
