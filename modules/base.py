@@ -76,6 +76,13 @@ class OfflineRLModule(LightningModule):
         with set_exploration_type(ExplorationType.DETERMINISTIC):
             return self.policy(observation).get("action")
 
+    def fill_unset_hparams(self, defaults: Mapping[str, Any]) -> None:
+        """Replace hyperparameters left ``None`` (defaults that depend on the action space) by
+        ``defaults``, in ``hparams`` itself, so checkpoints and logs record the value used."""
+        for name, default in defaults.items():
+            if self.hparams[name] is None:
+                self.hparams[name] = default
+
     def parameter_groups(self) -> list[dict[str, Any]]:
         """``[{"params": ..., "lr": ...}, ...]``: every trainable parameter in exactly one group."""
         raise NotImplementedError

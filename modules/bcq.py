@@ -140,9 +140,7 @@ class BCQ(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        for name, default in KIND_DEFAULTS[self.env_spec.action_kind].items():
-            if self.hparams[name] is None:
-                self.hparams[name] = default  # checkpoints and logs record the value used
+        self.fill_unset_hparams(KIND_DEFAULTS[self.env_spec.action_kind])
         spec, obs_dim = self.env_spec, observation_dim(self.env_spec)
         if spec.is_discrete:
             self.q_network = mlp(obs_dim, spec.num_actions, hidden_sizes, activation)

@@ -124,9 +124,7 @@ class CQL(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        for name, default in KIND_DEFAULTS[self.env_spec.action_kind].items():
-            if self.hparams[name] is None:
-                self.hparams[name] = default  # checkpoints and logs record the value used
+        self.fill_unset_hparams(KIND_DEFAULTS[self.env_spec.action_kind])
         if self.env_spec.is_discrete:
             self.policy = q_value_actor(self.env_spec, hidden_sizes, activation)
             self.loss = DiscreteCQLLoss(self.policy, action_space="categorical")
