@@ -10,6 +10,7 @@ Writing is sharded and resumable; the metadata records the checkpoint, its hyper
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
 
     if not Path(checkpoint).is_file():
         raise FileNotFoundError(f"imagine: checkpoint {checkpoint} does not exist (--checkpoint)")
-    module = GroundingModule.load_from_checkpoint(str(checkpoint), map_location=device)
+    with warnings.catch_warnings():  # a LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it
+        warnings.filterwarnings("ignore", message="Found keys that are in the model state dict but not in the checkpoint")
+        module = GroundingModule.load_from_checkpoint(str(checkpoint), map_location=device)
     return module.to(device).eval()
 
 
