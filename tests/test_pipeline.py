@@ -31,7 +31,7 @@ def run_pipeline(tmp_path: Path, *fit_args: str) -> str:
     command = [
         sys.executable, "-m", "imaginebench", "pipeline", "--env", "BabyAI-v0", "--out", str(tmp_path / "out"),
         "--real-episodes", "24", "--rollouts", "4", "--grounding-config", str(tiny_grounding_config(tmp_path)),
-        "--lightning-args", "--config", str(tiny_config(tmp_path)), *fit_args,
+        "--lightning-args", "--config", str(tiny_config(tmp_path)), "--data.imaginary_filter", "[]", *fit_args,
     ]  # fmt: skip
     environment = {**os.environ, "IMAGINEBENCH_DATA": str(tmp_path / "data")}
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900, env=environment)
@@ -53,7 +53,7 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     assert list(results["levels"]) == ["train", "rephrase", "easy", "hard"]
     config = yaml.safe_load((out / "bc-real+imaginary" / "run" / "config.yaml").read_text())
     assert config["data"]["imaginary"] == [str(out / f"imaginary-{level}") for level in ("rephrase", "easy", "hard")]
-    assert config["data"]["mix_ratio_real"] == 0.5
+    assert config["data"]["mix_ratio_real"] == 0.5 and config["data"]["imaginary_filter"] == []  # a 4-step model reaches no goal
 
     again = run_pipeline(tmp_path, "--trainer.max_epochs", "0")  # only the skipping matters here
     assert "[pipeline 1/6] collect:" in again and "exists, kept" in again.split("[pipeline 4/6]")[0]
