@@ -11,39 +11,13 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 import imaginebench
 from imaginebench.envs.babyai import DOMAIN, HORIZON
 
-
-def run_episode(env, policy) -> tuple[bool, int]:
-    """Play from the state the last ``reset`` produced until the episode ends."""
-    steps, done, info = 0, False, {"is_success": False}
-    while not done:
-        _, _, terminated, truncated, info = env.step(policy(env))
-        steps, done = steps + 1, terminated or truncated
-    return bool(info["is_success"]), steps
+from policy_rollouts import PolicyFactory, measure_task, uniform_discrete  # benchmarks/ is on sys.path when a script in it runs
 
 
-def success_rates(level: str, task: str, episodes: int, seed: int) -> dict[str, tuple[float, float]]:
-    env = imaginebench.make(DOMAIN.env_id, level=level, task=task)
-    results = {}
-    for name in ("expert", "random"):
-        successes, lengths = [], []
-        for k in range(episodes):
-            env.reset(seed=seed + k)
-            if name == "expert":
-                policy = DOMAIN.expert()
-            else:
-                rng = np.random.default_rng([seed, k])
-                policy = lambda _env, rng=rng: int(rng.integers(DOMAIN.num_actions))  # noqa: E731
-            success, steps = run_episode(env, policy)
-            successes.append(success)
-            lengths.append(steps)
-        results[name] = (float(np.mean(successes)), float(np.mean(lengths)))
-    env.close()
-    return results
+POLICIES: dict[str, PolicyFactory] = {"expert": lambda _seed, _episode: DOMAIN.expert(), "random": uniform_discrete(DOMAIN.num_actions)}
 
 
 def main() -> None:
@@ -58,8 +32,8 @@ def main() -> None:
     for level in imaginebench.LEVELS:
         n_texts = len(DOMAIN.instruction_texts(level))
         for task in DOMAIN.tasks[level]:
-            r = success_rates(level, task, args.episodes, args.seed)
-            (exp_sr, exp_len), (rnd_sr, rnd_len) = r["expert"], r["random"]
+            r = measure_task(DOMAIN.env_id, level, task, POLICIES, args.episodes, args.seed)
+            (exp_sr, exp_len, _), (rnd_sr, rnd_len, _) = r["expert"], r["random"]
             worst_expert, worst_random = min(worst_expert, exp_sr), max(worst_random, rnd_sr)
             print(f"{level:<10}{task:<10}{n_texts:>13}{exp_sr:>9.1%}{exp_len:>9.1f}{rnd_sr:>9.1%}{rnd_len:>10.1f}")
     print(f"lowest expert success {worst_expert:.1%} (need >= 90%), highest random success {worst_random:.1%} (need <= 20%)")

@@ -11,34 +11,13 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 import imaginebench
 from imaginebench.envs.clevr import DOMAIN, HORIZON
 
-from babyai_task_success import run_episode  # benchmarks/ is on sys.path when a script in it runs
+from policy_rollouts import PolicyFactory, measure_task, uniform_discrete  # benchmarks/ is on sys.path when a script in it runs
 
 
-def success_rates(level: str, task: str, episodes: int, seed: int) -> dict[str, tuple[float, float, float]]:
-    """policy → (success rate, mean length, pushes per second of wall time incl. the policy)."""
-    env = imaginebench.make(DOMAIN.env_id, level=level, task=task)
-    results = {}
-    for name in ("expert", "random"):
-        successes, lengths = [], []
-        start = time.perf_counter()
-        for k in range(episodes):
-            env.reset(seed=seed + k)
-            if name == "expert":
-                policy = DOMAIN.expert()
-            else:
-                rng = np.random.default_rng([seed, k])
-                policy = lambda _env, rng=rng: int(rng.integers(DOMAIN.num_actions))  # noqa: E731
-            success, steps = run_episode(env, policy)
-            successes.append(success)
-            lengths.append(steps)
-        results[name] = (float(np.mean(successes)), float(np.mean(lengths)), sum(lengths) / (time.perf_counter() - start))
-    env.close()
-    return results
+POLICIES: dict[str, PolicyFactory] = {"expert": lambda _seed, _episode: DOMAIN.expert(), "random": uniform_discrete(DOMAIN.num_actions)}
 
 
 def main() -> None:
@@ -53,7 +32,7 @@ def main() -> None:
     for level in args.levels:
         n_texts = len(DOMAIN.instruction_texts(level))
         for task in DOMAIN.tasks[level]:
-            r = success_rates(level, task, args.episodes, args.seed)
+            r = measure_task(DOMAIN.env_id, level, task, POLICIES, args.episodes, args.seed)
             (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, rnd_speed) = r["expert"], r["random"]
             print(f"{level:<10}{task:<17}{n_texts:>7}{exp_sr:>8.1%}{exp_len:>8.1f}{exp_speed:>9.0f}{rnd_sr:>8.1%}{rnd_len:>8.1f}{rnd_speed:>9.0f}", flush=True)
     print(f"took {time.perf_counter() - start:.1f} s (st/s: env steps per second of wall time, policy included)")

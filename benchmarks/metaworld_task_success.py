@@ -22,7 +22,7 @@ from imaginebench.envs.metaworld import DOMAIN, TASKS
 from imaginebench.envs.metaworld.distractors import distractor_bank
 from imaginebench.envs.metaworld.layout import ENTITIES
 
-from babyai_task_success import run_episode  # benchmarks/ is on sys.path when a script in it runs
+from policy_rollouts import PolicyFactory, measure_task  # benchmarks/ is on sys.path when a script in it runs
 
 
 def random_policy(seed: int, episode: int) -> Callable:
@@ -30,20 +30,7 @@ def random_policy(seed: int, episode: int) -> Callable:
     return lambda _env: rng.uniform(-1.0, 1.0, 4).astype(np.float32)
 
 
-POLICIES: dict[str, Callable[[int, int], Callable]] = {"expert": lambda _seed, _episode: DOMAIN.expert(), "random": random_policy}
-"""name → (seed, episode) → a fresh policy for that episode."""
-
-
-def measure(env, make_policy: Callable[[int, int], Callable], episodes: int, seed: int) -> tuple[float, float, float]:
-    """(success rate, mean length, env steps per second) of one policy on the env's task."""
-    outcomes = []
-    start = time.perf_counter()
-    for k in range(episodes):
-        env.reset(seed=seed + k)
-        outcomes.append(run_episode(env, make_policy(seed, k)))
-    elapsed = time.perf_counter() - start
-    successes, lengths = np.array(outcomes).T
-    return float(successes.mean()), float(lengths.mean()), float(lengths.sum() / elapsed)
+POLICIES: dict[str, PolicyFactory] = {"expert": lambda _seed, _episode: DOMAIN.expert(), "random": random_policy}
 
 
 def main() -> None:
@@ -63,9 +50,7 @@ def main() -> None:
     for level in imaginebench.LEVELS:
         for task in DOMAIN.tasks[level]:
             if task not in measured:
-                env = imaginebench.make(DOMAIN.env_id, level=level, task=task)
-                measured[task] = {name: measure(env, policy, args.episodes, args.seed) for name, policy in POLICIES.items()}
-                env.close()
+                measured[task] = measure_task(DOMAIN.env_id, level, task, POLICIES, args.episodes, args.seed)
             r = measured[task]
             (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, _) = r["expert"], r["random"]
             print(f"{level:<10}{task:<18}{TASKS[task].horizon:>8}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}", flush=True)

@@ -1,0 +1,54 @@
+"""Episode loops shared by the ``*_task_success.py`` benchmarks: one protocol for every domain.
+
+Episode ``k`` of a task uses reset seed ``seed + k``; a policy is built fresh per episode by
+``make_policy(seed, k)`` (the random policies seed their generator with ``(seed, k)``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+PolicyFactory = Callable[[int, int], Callable]
+"""(seed, episode) → a fresh policy ``env → action`` for that episode."""
+
+
+def run_episode(env, policy) -> tuple[bool, int]:
+    """Play from the state the last ``reset`` produced until the episode ends."""
+    steps, done, info = 0, False, {"is_success": False}
+    while not done:
+        _, _, terminated, truncated, info = env.step(policy(env))
+        steps, done = steps + 1, terminated or truncated
+    return bool(info["is_success"]), steps
+
+
+def measure(env, make_policy: PolicyFactory, episodes: int, seed: int) -> tuple[float, float, float]:
+    """(success rate, mean length, env steps per second incl. the policy) of one policy on the env's task."""
+    outcomes = []
+    start = time.perf_counter()
+    for k in range(episodes):
+        env.reset(seed=seed + k)
+        outcomes.append(run_episode(env, make_policy(seed, k)))
+    elapsed = time.perf_counter() - start
+    successes, lengths = np.array(outcomes).T
+    return float(successes.mean()), float(lengths.mean()), float(lengths.sum() / elapsed)
+
+
+def uniform_discrete(num_actions: int) -> PolicyFactory:
+    def make_policy(seed: int, episode: int) -> Callable:
+        rng = np.random.default_rng([seed, episode])
+        return lambda _env: int(rng.integers(num_actions))
+
+    return make_policy
+
+
+def measure_task(env_id: str, level: str, task: str, policies: dict[str, PolicyFactory], episodes: int, seed: int) -> dict[str, tuple[float, float, float]]:
+    """policy name → :func:`measure` on one task of one level."""
+    import imaginebench
+
+    env = imaginebench.make(env_id, level=level, task=task)
+    results = {name: measure(env, make_policy, episodes, seed) for name, make_policy in policies.items()}
+    env.close()
+    return results
