@@ -16,6 +16,7 @@ from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatch
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, concat_datasets, load_episodes
+from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.datasets.legacy import default_dataset_dir
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.levels import LEVELS
@@ -40,10 +41,6 @@ class Rollout:
 def episode_rollouts(dataset) -> list[Rollout]:
     """Split a dataset's steps (contiguous per episode) into rollouts."""
     steps = dataset.steps
-    episode_ids = steps["episode_id"]
-    boundaries = torch.nonzero(episode_ids[1:] != episode_ids[:-1]).flatten() + 1
-    starts = torch.cat([torch.zeros(1, dtype=torch.int64), boundaries]).tolist()
-    ends = [*starts[1:], int(episode_ids.numel())]
     state, next_state, action = steps["state"].clone(), steps["next_state"].clone(), steps["action"].clone()
     instruction_id, task_id, success = steps["instruction_id"].tolist(), steps["task_id"].tolist(), steps["success"].tolist()
     return [
@@ -51,7 +48,7 @@ def episode_rollouts(dataset) -> list[Rollout]:
             torch.cat([state[start:end], next_state[end - 1 : end]]), action[start:end],
             dataset.instruction_texts[instruction_id[start]], dataset.tasks[task_id[start]], bool(success[end - 1]),
         )  # fmt: skip
-        for start, end in zip(starts, ends)
+        for start, end in episode_row_ranges(steps)
     ]
 
 

@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from imaginebench.collect import episode_seed
 from imaginebench.datasets import DatasetError, EpisodeDataset
+from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.registry import make
 from imaginebench.storage import atomic_write_text
 
@@ -49,11 +50,9 @@ def check_rollouts(dataset: EpisodeDataset, progress: bool = False) -> list[Roll
     env = make(metadata["env_id"], metadata["level"])
     steps = dataset.steps
     episode_ids = steps["episode_id"]
-    boundaries = (np.flatnonzero(episode_ids[1:].numpy() != episode_ids[:-1].numpy()) + 1).tolist()
-    starts, ends = [0, *boundaries], [*boundaries, int(episode_ids.numel())]
     state, next_state, action = steps["state"].numpy(), steps["next_state"].numpy(), steps["action"].numpy()
     results = []
-    for start, end in tqdm(list(zip(starts, ends)), desc=f"check {metadata['env_id']} {metadata['level']}", unit="rollout", disable=not progress):
+    for start, end in tqdm(episode_row_ranges(steps), desc=f"check {metadata['env_id']} {metadata['level']}", unit="rollout", disable=not progress):
         episode_id = int(episode_ids[start])
         task = dataset.tasks[int(steps["task_id"][start])]
         states = np.concatenate([state[start:end], next_state[end - 1 : end]])

@@ -86,6 +86,12 @@ def _episode_last_rows(steps: TensorDict) -> torch.Tensor:
     return is_last.nonzero().squeeze(-1)
 
 
+def episode_row_ranges(steps: TensorDict) -> list[tuple[int, int]]:
+    """``(first row, end row)`` of every episode, in order (episodes are contiguous rows)."""
+    ends = (_episode_last_rows(steps) + 1).tolist()
+    return list(zip([0, *ends[:-1]], ends))
+
+
 def write_episodes(dataset: EpisodeDataset, path: str | Path) -> Path:
     """Validate and write ``dataset`` to ``path`` atomically (a temp dir renamed into place)."""
     path = Path(path)
