@@ -15,6 +15,7 @@ Training and evaluation (LightningCLI; see `imaginebench fit --help`):
 
 Data:
   collect    collect expert episodes:     imaginebench collect --env BabyAI-v0 --level train --episodes N --out DIR
+  experts    train a learned expert (SAC): imaginebench experts train --env Mujoco-v0 --task run-forward --seed 0
 
 Imaginary rollouts (KALM):
   ground           fine-tune a language model on real episodes (LightningCLI fit):
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> None:
         run_grounding_cli(rest)
     elif command == "collect":
         collect_main(rest)
+    elif command == "experts":
+        from imaginebench.experts.train import experts_main
+
+        experts_main(rest)
     elif command == "imagine":
         imagine_main(rest)
     elif command == "rollout-quality":

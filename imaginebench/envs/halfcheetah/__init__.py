@@ -1,0 +1,44 @@
+"""Mujoco-v0: gymnasium's HalfCheetah-v5 with run and jump tasks (spec §6, quirks 7-8 fixed).
+
+Importing this package loads ``mujoco``; ``imaginebench.registry`` imports it only when
+``Mujoco-v0`` is asked for. The experts are SAC actors shipped under ``EXPERT_DIR``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from imaginebench.envs.domain import Domain
+from imaginebench.envs.halfcheetah.env import HalfCheetahEnv
+from imaginebench.envs.halfcheetah.expert import HalfCheetahExpert
+from imaginebench.envs.halfcheetah.layout import STATE_DIM
+from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
+from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, SkillTrainingEnv
+from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASKS
+from imaginebench.levels import resolve_level
+
+EXPERT_DIR = Path(__file__).resolve().parents[3] / "assets" / "Mujoco-v0" / "experts"
+"""One ``<skill>.pt`` per trained skill (``imaginebench experts train --env Mujoco-v0 --task SKILL``)."""
+
+
+def skill_training_env(task: str) -> SkillTrainingEnv:
+    return SkillTrainingEnv(task)
+
+
+def instruction_texts(level: str) -> list[str]:
+    level = resolve_level(level)
+    return list(dict.fromkeys(text for task in LEVEL_TASKS[level] for text in PHRASINGS[level][task]))
+
+
+DOMAIN = Domain(
+    env_id="Mujoco-v0",
+    tasks=LEVEL_TASKS,
+    instruction_texts=instruction_texts,
+    env_factory=HalfCheetahEnv,
+    expert=HalfCheetahExpert,
+    state_dim=STATE_DIM,
+    action_kind="continuous",
+    action_dim=ACTION_DIM,
+)
+
+__all__ = ["DOMAIN", "EXPERT_DIR", "SKILL_REWARDS", "TASKS", "HalfCheetahEnv", "HalfCheetahExpert", "instruction_texts", "skill_training_env"]

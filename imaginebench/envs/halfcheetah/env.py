@@ -1,0 +1,86 @@
+"""The HalfCheetah env: run and jump tasks on gymnasium's HalfCheetah-v5 (spec §6).
+
+State (18): the step's forward displacement (0 at reset, where the original put the absolute x),
+then the package's 17 observations. Actions Box(-1, 1, (6,)). An episode ends on success or after
+200 steps. Reward: the task's dense reward (``tasks.py``) minus the package's control cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from imaginebench.envs.base import ImagineBenchEnv
+from imaginebench.envs.halfcheetah.legality import STATE_TOLERANCE, state_violations
+from imaginebench.envs.halfcheetah.layout import STATE_DIM
+from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
+from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, Cheetah, control_cost
+from imaginebench.envs.halfcheetah.tasks import HORIZON, LEVEL_TASKS, TASKS
+from imaginebench.instructions import InstructionTable
+from imaginebench.levels import resolve_level
+
+
+class HalfCheetahEnv(ImagineBenchEnv):
+    """``Mujoco-v0``: state (18,) + instruction embedding; continuous 6-d actions."""
+
+    env_id = "Mujoco-v0"
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
+    state_space = spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32)
+    action_space = spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float32)
+    horizon = HORIZON
+    state_tolerance = STATE_TOLERANCE
+
+    def __init__(self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = None):
+        level = resolve_level(level)
+        super().__init__(level, LEVEL_TASKS[level], instructions, task)
+        self.render_mode = render_mode
+        self.cheetah = Cheetah(render_mode=render_mode)
+        self.history: list[np.ndarray] = []
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self.task = self._choose_task(options)
+        state = self.cheetah.reset(int(self.np_random.integers(2**31 - 1)))
+        self.history = [state]
+        texts = PHRASINGS[self.level][self.task]
+        self.instruction = texts[int(self.np_random.integers(len(texts)))]
+        return self._observation(state), self._info(False)
+
+    def step(self, action):
+        if not self.history:
+            raise RuntimeError("Mujoco-v0: call reset() before step()")
+        action = np.asarray(action, dtype=np.float64).reshape(-1)
+        if action.shape != (ACTION_DIM,) or not np.all(np.isfinite(action)):
+            raise ValueError(f"Mujoco-v0: action must be {ACTION_DIM} finite numbers, got {action.tolist()}")
+        action = np.clip(action, -1.0, 1.0)
+        state = self.cheetah.step(action)
+        self.history.append(state)
+        states = np.asarray(self.history)
+        task = TASKS[self.task]
+        success = bool(task.check(states)[-1])
+        reward = task.reward(states) - control_cost(action)
+        truncated = not success and len(self.history) - 1 >= HORIZON
+        return self._observation(state), reward, success, truncated, self._info(success)
+
+    def states(self) -> np.ndarray:
+        """The episode so far, from the reset state: (t + 1, 18)."""
+        return np.asarray(self.history)
+
+    # ------------------------------------------------------------------ imagination contract
+
+    def success_flags(self, states: np.ndarray) -> np.ndarray:
+        """The current task's check along the sequence; an illegal state never counts as success."""
+        states = np.asarray(states, dtype=np.float64)
+        legal = np.array([not state_violations(s) for s in states], dtype=bool)
+        return TASKS[self.task].check(states) & legal
+
+    def state_violations(self, state: np.ndarray) -> list[str]:
+        return state_violations(state)
+
+    def render(self):
+        return self.cheetah.package.render()
+
+    def close(self) -> None:
+        self.cheetah.close()

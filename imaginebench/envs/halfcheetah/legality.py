@@ -1,0 +1,47 @@
+"""Which 18-number states a HalfCheetah can be in, for judging imagined states.
+
+Joint angles must lie within the model's ``jnt_range`` (MuJoCo's limits are soft, so a real
+joint overshoots them a little: ``JOINT_MARGIN``); every number must be finite; velocities, the
+step's displacement and the torso height must stay within bounds a little wider than anything
+measured in real episodes (random, zero and expert actions; see the constants).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from imaginebench.envs.halfcheetah.layout import DT, DX, JOINTS, STATE_DIM, VELOCITIES, Z
+
+JOINT_RANGES = np.array([[-0.52, 1.05], [-0.785, 0.785], [-0.4, 0.785], [-1.0, 0.7], [-1.2, 0.87], [-0.5, 0.5]])
+"""bthigh, bshin, bfoot, fthigh, fshin, ffoot limits (radians) of gymnasium's half_cheetah.xml
+(a test compares them with the compiled model)."""
+JOINT_MARGIN = 0.15
+"""Overshoot of a soft joint limit still taken as real (radians)."""
+VELOCITY_BOUNDS = np.array([20.0, 15.0, 30.0, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0])
+"""|vx|, |vz|, |pitch rate|, |joint speeds| bounds (m/s, rad/s)."""
+MAX_SPEED = 20.0
+"""m/s: bounds the per-step displacement (``MAX_SPEED · DT``)."""
+Z_RANGE = (-0.6, 1.2)
+"""Torso height relative to its start (m)."""
+STATE_TOLERANCE = 0.01
+"""The simulator is deterministic given the start and the actions; only float32 storage differs."""
+
+
+def state_violations(state: np.ndarray) -> list[str]:
+    """Reasons ``state`` cannot occur; empty when it is legal."""
+    state = np.asarray(state, dtype=np.float64)
+    if state.shape != (STATE_DIM,):
+        return [f"state has shape {state.shape}, expected ({STATE_DIM},)"]
+    if not np.all(np.isfinite(state)):
+        return ["state has non-finite numbers"]
+    reasons = []
+    if abs(state[DX]) > MAX_SPEED * DT:
+        reasons.append(f"displacement {state[DX]:.3f} m in one step exceeds {MAX_SPEED * DT:.2f}")
+    if not Z_RANGE[0] <= state[Z] <= Z_RANGE[1]:
+        reasons.append(f"torso height {state[Z]:.3f} outside {Z_RANGE}")
+    angles = state[JOINTS]
+    outside = (angles < JOINT_RANGES[:, 0] - JOINT_MARGIN) | (angles > JOINT_RANGES[:, 1] + JOINT_MARGIN)
+    reasons += [f"joint {k} angle {angles[k]:.3f} outside {JOINT_RANGES[k].tolist()}" for k in np.flatnonzero(outside)]
+    too_fast = np.abs(state[VELOCITIES]) > VELOCITY_BOUNDS
+    reasons += [f"velocity {k} = {state[VELOCITIES][k]:.2f} exceeds {VELOCITY_BOUNDS[k]}" for k in np.flatnonzero(too_fast)]
+    return reasons

@@ -1,0 +1,138 @@
+"""Soft actor-critic (Haarnoja et al. 2018, learned temperature) from TorchRL pieces, for training
+experts on any gymnasium env with Box observations and actions in [-1, 1].
+
+The loop is deliberately plain: act in one env, add transitions to a TorchRL replay buffer in
+chunks, and make one ``SACLoss`` update per env step; a learned expert is cheap to reproduce on a CPU.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import gymnasium as gym
+import numpy as np
+import torch
+from tensordict import TensorDict
+from tensordict.nn import TensorDictModule
+from torchrl.data import Bounded, LazyTensorStorage, TensorDictReplayBuffer
+from torchrl.envs.utils import ExplorationType, set_exploration_type
+from torchrl.modules import MLP, ProbabilisticActor, TanhNormal, ValueOperator
+from torchrl.objectives import SACLoss, SoftUpdate, ValueEstimators
+
+from imaginebench.experts.policy import gaussian_policy_net
+
+
+@dataclass
+class SACConfig:
+    steps: int = 15_000
+    """Env steps (one update per step after ``warmup``)."""
+    warmup: int = 2_000
+    """Uniformly random steps before learning starts."""
+    batch_size: int = 256
+    hidden_sizes: tuple[int, ...] = (128, 128)
+    lr: float = 1e-3
+    """Higher than the usual 3e-4, with a small initial temperature: experts must learn in minutes."""
+    alpha_init: float = 0.1
+    gamma: float = 0.99
+    tau: float = 0.005
+    chunk: int = 50
+    """Env steps between replay-buffer writes (then as many updates)."""
+    log_every: int = 2_000
+
+
+def build_loss(observation_dim: int, action_dim: int, config: SACConfig) -> tuple[SACLoss, torch.nn.Module]:
+    """TorchRL's SAC loss over a TanhNormal actor and two Q networks; returns the loss and the
+    actor's bare network (what a checkpoint stores)."""
+    net = gaussian_policy_net(observation_dim, action_dim, config.hidden_sizes)
+    actor = ProbabilisticActor(
+        TensorDictModule(net, in_keys=["observation"], out_keys=["loc", "scale"]),
+        in_keys=["loc", "scale"],
+        spec=Bounded(-1.0, 1.0, shape=(action_dim,)),
+        distribution_class=TanhNormal,
+        distribution_kwargs={"low": -1.0, "high": 1.0},
+    )
+    q_net = MLP(in_features=observation_dim + action_dim, out_features=1, num_cells=list(config.hidden_sizes), activation_class=torch.nn.ReLU)
+    critic = ValueOperator(q_net, in_keys=["observation", "action"])
+    loss = SACLoss(actor, critic, num_qvalue_nets=2, loss_function="l2", alpha_init=config.alpha_init)
+    loss.make_value_estimator(ValueEstimators.TD0, gamma=config.gamma)
+    return loss, net
+
+
+def _transitions(observations, actions, rewards, next_observations, terminated) -> TensorDict:
+    n = len(actions)
+    as_tensor = lambda x: torch.as_tensor(np.asarray(x), dtype=torch.float32)  # noqa: E731
+    done = torch.as_tensor(np.asarray(terminated), dtype=torch.bool).reshape(n, 1)
+    return TensorDict(
+        {
+            "observation": as_tensor(observations),
+            "action": as_tensor(actions),
+            "next": {"observation": as_tensor(next_observations), "reward": as_tensor(rewards).reshape(n, 1), "done": done, "terminated": done},
+        },
+        batch_size=[n],
+    )
+
+
+def evaluate(env: gym.Env, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int) -> float:
+    """Mean return of ``act`` over ``episodes`` episodes (reset seeds ``seed + k``)."""
+    returns = []
+    for k in range(episodes):
+        observation, _ = env.reset(seed=seed + k)
+        total, done = 0.0, False
+        while not done:
+            observation, reward, terminated, truncated, _ = env.step(act(observation))
+            total, done = total + float(reward), terminated or truncated
+        returns.append(total)
+    return float(np.mean(returns))
+
+
+def train_sac(env: gym.Env, config: SACConfig, seed: int, log: Callable[[str], None] = print) -> torch.nn.Module:
+    """Train on ``env`` for ``config.steps`` steps; returns the actor network (loc, scale heads)."""
+    torch.manual_seed(seed)
+    env.action_space.seed(seed)
+    observation_dim, action_dim = env.observation_space.shape[0], env.action_space.shape[0]
+    loss, net = build_loss(observation_dim, action_dim, config)
+    optimizer = torch.optim.Adam(loss.parameters(), lr=config.lr)
+    target_update = SoftUpdate(loss, tau=config.tau)
+    buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(config.steps), batch_size=config.batch_size)
+    explore = loss.actor_network
+
+    observation, _ = env.reset(seed=seed)
+    chunk: list[list] = [[], [], [], [], []]
+    episode_return, returns, start = 0.0, [], time.perf_counter()
+    for step in range(config.steps):
+        if step < config.warmup:
+            action = env.action_space.sample()
+        else:
+            with torch.no_grad(), set_exploration_type(ExplorationType.RANDOM):
+                action = explore(TensorDict({"observation": torch.as_tensor(observation, dtype=torch.float32)}))["action"].numpy()
+        next_observation, reward, terminated, truncated, _ = env.step(action)
+        for column, value in zip(chunk, (observation, action, reward, next_observation, terminated)):
+            column.append(value)
+        episode_return += float(reward)
+        observation = next_observation
+        if terminated or truncated:
+            returns.append(episode_return)
+            episode_return = 0.0
+            observation, _ = env.reset()
+        if len(chunk[0]) == config.chunk:
+            buffer.extend(_transitions(*chunk))
+            chunk = [[], [], [], [], []]
+            if step >= config.warmup:
+                for _ in range(config.chunk):
+                    _update(loss, optimizer, target_update, buffer.sample())
+        if (step + 1) % config.log_every == 0:
+            recent = np.mean(returns[-5:]) if returns else float("nan")
+            log(f"step {step + 1}: return {recent:.1f} (last 5 episodes), {time.perf_counter() - start:.0f} s")
+    return net
+
+
+def _update(loss: SACLoss, optimizer: torch.optim.Optimizer, target_update: SoftUpdate, batch: TensorDict) -> None:
+    """One step on actor, critics and temperature together: SACLoss detaches what each part must not move."""
+    losses = loss(batch)
+    total = losses["loss_actor"] + losses["loss_qvalue"] + losses["loss_alpha"]
+    optimizer.zero_grad()
+    total.backward()
+    optimizer.step()
+    target_update.step()

@@ -1,0 +1,90 @@
+"""The env on gymnasium's HalfCheetah-v5: state layout, determinism, legality, phrasings, experts."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mujoco")
+
+import imaginebench  # noqa: E402
+from imaginebench.envs.halfcheetah import DOMAIN, EXPERT_DIR  # noqa: E402
+from imaginebench.envs.halfcheetah.layout import DX, JOINTS, STATE_DIM, VX  # noqa: E402
+from imaginebench.envs.halfcheetah.legality import JOINT_RANGES, state_violations  # noqa: E402
+from imaginebench.envs.halfcheetah.phrasings import PHRASINGS  # noqa: E402
+from imaginebench.envs.halfcheetah.simulator import Cheetah  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = imaginebench.make("Mujoco-v0", level="train")
+    yield env
+    env.close()
+
+
+def test_reset_state_has_zero_displacement_and_steps_record_the_move(env):
+    obs, info = env.reset(seed=1, options={"task": "run-forward"})
+    assert obs["state"].shape == (STATE_DIM,) and obs["state"].dtype == np.float32
+    assert obs["state"][DX] == 0.0 and env.observation_space.contains(obs)
+    assert info == {"is_success": False, "task": "run-forward", "instruction": env.instruction}
+    x = float(env.cheetah.package.data.qpos[0])
+    obs, *_ = env.step(np.full(6, 0.5, dtype=np.float32))
+    assert obs["state"][DX] == pytest.approx(float(env.cheetah.package.data.qpos[0]) - x, abs=1e-6)
+
+
+def test_same_seed_same_episode(env):
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-1, 1, (20, 6))
+    runs = []
+    for _ in range(2):
+        obs, _ = env.reset(seed=7)
+        runs.append([obs["state"]] + [env.step(a)[0]["state"] for a in actions])
+    np.testing.assert_array_equal(np.array(runs[0]), np.array(runs[1]))
+
+
+def test_bad_actions_are_refused(env):
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="6 finite"):
+        env.step(np.array([np.nan] * 6))
+
+
+def test_joint_ranges_are_the_models():
+    np.testing.assert_allclose(JOINT_RANGES, Cheetah().joint_ranges())
+
+
+def test_legality_accepts_real_states_and_names_impossible_ones(env):
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    states = [env.step(rng.uniform(-1, 1, 6))[0]["state"] for _ in range(100)]
+    assert not any(state_violations(s) for s in states)
+    bent = states[-1].copy()
+    bent[JOINTS.start] = JOINT_RANGES[0, 1] + 1.0
+    assert any("joint 0" in reason for reason in state_violations(bent))
+    fast = states[-1].copy()
+    fast[VX] = 1e3
+    assert any("velocity 0" in reason for reason in state_violations(fast))
+    assert state_violations(np.full(STATE_DIM, np.nan)) == ["state has non-finite numbers"]
+    assert env.success_flags(np.array([bent])).tolist() == [False]
+
+
+def test_phrasings_name_their_task_and_rephrase_is_unseen():
+    train = {text for texts in PHRASINGS["train"].values() for text in texts}
+    rephrase = {text for texts in PHRASINGS["rephrase"].values() for text in texts}
+    assert not train & rephrase
+    for level, tasks in DOMAIN.tasks.items():
+        assert set(PHRASINGS[level]) == set(tasks), level
+    for task, texts in PHRASINGS["train"].items():
+        assert len(texts) >= 10 and len(PHRASINGS["rephrase"][task]) >= 10
+        word = task.split("-")[0]  # run / jump
+        assert all(("jump" in t.lower() or "hop" in t.lower() or "leap" in t.lower() or "bound" in t.lower()) == (word == "jump") for t in texts), task
+
+
+@pytest.mark.skipif(not (EXPERT_DIR / "run-forward.pt").is_file(), reason="shipped experts missing")
+def test_expert_solves_run_forward_and_success_flags_agree(env):
+    expert = DOMAIN.expert()
+    env.reset(seed=0, options={"task": "run-forward"})
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(expert(env))
+        done = terminated or truncated
+    assert info["is_success"]
+    flags = env.success_flags(env.states())
+    assert flags[-1] and not flags[:-1].any()
