@@ -12,13 +12,15 @@ and writes ``benchmarks/results/algorithm_speed.png``.
 from __future__ import annotations
 
 import argparse
-import time
+import itertools
 from pathlib import Path
 
 import lightning.pytorch as pl
 import torch
 from tensordict import TensorDict
+from torch.utils.data import DataLoader
 
+from datamodules.offline_data import EpochBatches, as_is
 from imaginebench.env_spec import EnvSpec
 from modules.bc import BC
 from modules.bcq import BCQ
@@ -27,7 +29,7 @@ from modules.cql import CQL
 from modules.iql import IQL
 from modules.prdc import PRDC
 from modules.td3_bc import TD3BC
-from tests.modules.synthetic import fit
+from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
 
 SPECS = {
     "discrete (BabyAI-v0)": {"state_dim": 16, "embedding_dim": 384, "action_kind": "discrete", "num_actions": 7},
@@ -51,18 +53,6 @@ def random_batch(spec: EnvSpec, rows: int, generator: torch.Generator) -> Tensor
     return TensorDict({**observation(), "action": action, "source": torch.zeros(rows, dtype=torch.int64), "next": next_part}, batch_size=[rows])
 
 
-class Stopwatch(pl.Callback):
-    """Seconds from the end of the warm-up batches to the end of training."""
-
-    def __init__(self, warmup: int) -> None:
-        self.warmup, self.start, self.stop = warmup, 0.0, 0.0
-
-    def on_train_batch_end(self, trainer: pl.Trainer, *args) -> None:
-        if trainer.global_step == self.warmup:
-            self.start = time.perf_counter()
-        self.stop = time.perf_counter()
-
-
 def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str) -> float:
     spec = EnvSpec(**env_spec)
     generator = torch.Generator().manual_seed(0)
@@ -70,10 +60,15 @@ def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str)
     module = algorithm(env_spec)
     if isinstance(module, PRDC):
         module.index_dataset(random_batch(spec, PRDC_DATASET_ROWS, generator))
-    warmup, served = 5, iter(range(10**9))
+    warmup = 5
     stopwatch = Stopwatch(warmup)
-    fit(module, lambda: batches[next(served) % len(batches)].clone(), max_steps=warmup + steps, callbacks=[stopwatch], accelerator=device)
-    return steps / (stopwatch.stop - stopwatch.start)
+    fresh_batches = EpochBatches(lambda: (batches[i % len(batches)].clone() for i in itertools.count()), warmup + steps)
+    trainer = pl.Trainer(
+        max_steps=warmup + steps, accelerator=device, logger=False, enable_checkpointing=False,
+        enable_progress_bar=False, enable_model_summary=False, callbacks=[stopwatch],
+    )  # fmt: skip
+    trainer.fit(module, train_dataloaders=DataLoader(fresh_batches, batch_size=None, collate_fn=as_is))
+    return stopwatch.updates_per_second(warmup + steps)
 
 
 def plot(rows: list[tuple[str, str, float]], path: Path) -> None:

@@ -30,6 +30,7 @@ from modules.bcq import BCQ
 from modules.cql import CQL
 from modules.iql import IQL
 from modules.td3_bc import TD3BC
+from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
 
 WARMUP_STEPS = 10
 HIDDEN = [256, 256]
@@ -45,7 +46,7 @@ def d3rlpy_config(name: str, discrete: bool, batch_size: int):
                 batch_size=batch_size, learning_rate=3e-4, alpha=10.0, target_update_interval=500, encoder_factory=encoder,
             ),
             "BCQ": lambda: d3rlpy.algos.DiscreteBCQConfig(
-                batch_size=batch_size, learning_rate=3e-4, action_flexibility=0.3, beta=0.5, target_update_interval=500,
+                batch_size=batch_size, learning_rate=3e-4, action_flexibility=0.3, beta=0.01, target_update_interval=500,
                 share_encoder=False, encoder_factory=encoder,
             ),
         }
@@ -89,28 +90,18 @@ def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
     )
 
 
-class Stopwatch(pl.Callback):
-    def __init__(self) -> None:
-        self.start, self.stop = 0.0, 0.0
-
-    def on_train_batch_end(self, trainer: pl.Trainer, *args) -> None:
-        if trainer.global_step == WARMUP_STEPS:
-            self.start = time.perf_counter()
-        self.stop = time.perf_counter()
-
-
 def train_ours(name: str, args, seed: int) -> tuple[object, float]:
     pl.seed_everything(seed, verbose=False)
     data = OfflineDataModule(args.env, real=[args.data], mix_ratio_real=1.0, batch_size=args.batch_size, batches_per_epoch=args.steps, seed=seed, evaluation_batches=1)
     data.setup("fit")
     module = OURS[name](data.env_spec)
-    stopwatch = Stopwatch()
+    stopwatch = Stopwatch(WARMUP_STEPS)
     trainer = pl.Trainer(
         max_steps=args.steps, accelerator="cpu", logger=False, enable_checkpointing=False, enable_progress_bar=False,
         enable_model_summary=False, limit_val_batches=0, callbacks=[stopwatch],
     )  # fmt: skip
     trainer.fit(module, datamodule=data)
-    return module.eval(), (args.steps - WARMUP_STEPS) / (stopwatch.stop - stopwatch.start)
+    return module.eval(), stopwatch.updates_per_second(args.steps)
 
 
 def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool) -> tuple[object, float]:

@@ -7,13 +7,14 @@ cannot fit it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import lightning.pytorch as pl
 import torch
 from tensordict import TensorDict
-from torch.utils.data import DataLoader, IterableDataset
+from torch.utils.data import DataLoader
 
+from datamodules.offline_data import EpochBatches, as_is
 from imaginebench.env_spec import EnvSpec
 
 DISCRETE = {"state_dim": 3, "embedding_dim": 8, "action_kind": "discrete", "num_actions": 4}
@@ -80,25 +81,9 @@ class InstructionBandit:
         return float(1 - (action - target).pow(2).mean() / target.pow(2).mean())
 
 
-class BatchStream(IterableDataset):
-    """Endless whole batches, as the datamodule's replay-buffer stream yields them."""
-
-    def __init__(self, make_batch: Callable[[], TensorDict]) -> None:
-        self.make_batch = make_batch
-
-    def __iter__(self) -> Iterator[TensorDict]:
-        while True:
-            yield self.make_batch()
-
-
-def whole_batches(make_batch: Callable[[], TensorDict]) -> DataLoader:
-    """``batch_size=None`` turns off batching; the identity collate stops the default one from
-    iterating the TensorDict as if it were a mapping of keys."""
-    return DataLoader(BatchStream(make_batch), batch_size=None, collate_fn=_identity)
-
-
-def _identity(batch: TensorDict) -> TensorDict:
-    return batch
+def whole_batches(make_batch: Callable[[], TensorDict], num_batches: int) -> DataLoader:
+    """Fresh whole batches, served as the datamodule serves its replay-buffer stream."""
+    return DataLoader(EpochBatches(lambda: iter(make_batch, None), num_batches), batch_size=None, collate_fn=as_is)
 
 
 def fit(module: pl.LightningModule, make_batch: Callable[[], TensorDict], max_steps: int, **trainer_kwargs) -> pl.Trainer:
@@ -107,7 +92,7 @@ def fit(module: pl.LightningModule, make_batch: Callable[[], TensorDict], max_st
         "enable_progress_bar": False, "enable_model_summary": False, **trainer_kwargs,
     }  # fmt: skip
     trainer = pl.Trainer(max_steps=max_steps, **options)
-    trainer.fit(module, train_dataloaders=whole_batches(make_batch))
+    trainer.fit(module, train_dataloaders=whole_batches(make_batch, max_steps))
     return trainer
 
 

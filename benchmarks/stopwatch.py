@@ -1,0 +1,22 @@
+"""Training time without the warm-up updates (first-call allocations, lazy initialisation)."""
+
+from __future__ import annotations
+
+import time
+
+import lightning.pytorch as pl
+
+
+class Stopwatch(pl.Callback):
+    """Seconds from the end of batch ``warmup`` to the end of the last batch."""
+
+    def __init__(self, warmup: int) -> None:
+        self.warmup, self.start, self.stop = warmup, 0.0, 0.0
+
+    def on_train_batch_end(self, trainer: pl.Trainer, *args) -> None:
+        if trainer.global_step == self.warmup:
+            self.start = time.perf_counter()
+        self.stop = time.perf_counter()
+
+    def updates_per_second(self, total_updates: int) -> float:
+        return (total_updates - self.warmup) / (self.stop - self.start)
