@@ -17,10 +17,10 @@ from torch import nn
 from torchrl.modules import MLP
 
 
-def gaussian_policy_net(observation_dim: int, action_dim: int, hidden_sizes: Sequence[int]) -> nn.Sequential:
-    """``observation → (loc, scale)`` of a tanh-squashed Gaussian over actions in [-1, 1]."""
+def gaussian_policy_net(input_dim: int, action_dim: int, hidden_sizes: Sequence[int]) -> nn.Sequential:
+    """``input → (loc, scale)`` of a tanh-squashed Gaussian over actions in [-1, 1]."""
     return nn.Sequential(
-        MLP(in_features=observation_dim, out_features=2 * action_dim, num_cells=list(hidden_sizes), activation_class=nn.ReLU),
+        MLP(in_features=input_dim, out_features=2 * action_dim, num_cells=list(hidden_sizes), activation_class=nn.ReLU),
         NormalParamExtractor(),
     )
 
@@ -37,14 +37,17 @@ def save_policy(net: nn.Sequential, path: str | Path, info: dict[str, Any]) -> N
 
 
 class MeanAction:
-    """``observation → action``: the mean action ``tanh(loc)`` of an actor network (how experts act)."""
+    """``(observation, skill) → action``: the mean action ``tanh(loc)`` of a skill-conditioned
+    actor network (how experts act)."""
 
-    def __init__(self, net: nn.Sequential, info: dict[str, Any] | None = None) -> None:
-        self.net, self.info = net, info or {}
+    def __init__(self, net: nn.Sequential, num_skills: int, info: dict[str, Any] | None = None) -> None:
+        self.net, self.num_skills, self.info = net, num_skills, info or {}
 
-    def __call__(self, observation: np.ndarray) -> np.ndarray:
+    def __call__(self, observation: np.ndarray, skill: int = 0) -> np.ndarray:
+        one_hot = np.zeros(self.num_skills)
+        one_hot[skill] = 1.0
         with torch.no_grad():
-            loc, _ = self.net(torch.as_tensor(observation, dtype=torch.float32))
+            loc, _ = self.net(torch.as_tensor(np.concatenate([observation, one_hot]), dtype=torch.float32))
         return torch.tanh(loc).numpy()
 
 
@@ -52,6 +55,7 @@ def load_policy(path: str | Path) -> MeanAction:
     """A saved expert; its ``info`` says how it was made."""
     checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     info = checkpoint["info"]
-    net = gaussian_policy_net(info["observation_dim"], info["action_dim"], info["hidden_sizes"])
+    num_skills = len(info["skills"])
+    net = gaussian_policy_net(info["observation_dim"] + num_skills, info["action_dim"], info["hidden_sizes"])
     net.load_state_dict(checkpoint["state_dict"])
-    return MeanAction(net.eval(), info)
+    return MeanAction(net.eval(), num_skills, info)

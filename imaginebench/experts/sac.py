@@ -30,7 +30,8 @@ class SACConfig:
     """Env steps (one update per step after ``warmup``)."""
     warmup: int = 2_000
     """Uniformly random steps before learning starts."""
-    batch_size: int = 256
+    batch_size: int = 128
+    """Transitions per update, each used once per skill."""
     hidden_sizes: tuple[int, ...] = (128, 128)
     lr: float = 1e-3
     """Higher than the usual 3e-4, with a small initial temperature: experts must learn in minutes."""
@@ -60,39 +61,75 @@ def build_loss(observation_dim: int, action_dim: int, config: SACConfig) -> tupl
     return loss, net
 
 
+def skills_of(env: gym.Env) -> tuple[str, ...]:
+    """The skills an env pays rewards for: its ``skills`` attribute (with ``info["skill_rewards"]``
+    from ``step``), or one unnamed skill paid by the env's own reward."""
+    return tuple(getattr(env, "skills", ("",)))
+
+
+def with_skill(observations: torch.Tensor, skill: int, num_skills: int) -> torch.Tensor:
+    """``observation ⊕ one-hot(skill)``: the policy and critic input."""
+    one_hot = torch.zeros(*observations.shape[:-1], num_skills, dtype=observations.dtype)
+    one_hot[..., skill] = 1.0
+    return torch.cat([observations, one_hot], dim=-1)
+
+
 def _transitions(observations, actions, rewards, next_observations, terminated) -> TensorDict:
     n = len(actions)
     as_tensor = lambda x: torch.as_tensor(np.asarray(x), dtype=torch.float32)  # noqa: E731
-    done = torch.as_tensor(np.asarray(terminated), dtype=torch.bool).reshape(n, 1)
     return TensorDict(
-        {
-            "observation": as_tensor(observations),
-            "action": as_tensor(actions),
-            "next": {"observation": as_tensor(next_observations), "reward": as_tensor(rewards).reshape(n, 1), "done": done, "terminated": done},
-        },
+        {"observation": as_tensor(observations), "action": as_tensor(actions), "rewards": as_tensor(rewards).reshape(n, -1),
+         "next_observation": as_tensor(next_observations), "terminated": torch.as_tensor(np.asarray(terminated)).reshape(n, 1)},
         batch_size=[n],
-    )
+    )  # fmt: skip
 
 
-def evaluate(env: gym.Env, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int) -> float:
-    """Mean return of ``act`` over ``episodes`` episodes (reset seeds ``seed + k``)."""
-    returns = []
-    for k in range(episodes):
-        observation, _ = env.reset(seed=seed + k)
-        total, done = 0.0, False
-        while not done:
-            observation, reward, terminated, truncated, _ = env.step(act(observation))
-            total, done = total + float(reward), terminated or truncated
-        returns.append(total)
-    return float(np.mean(returns))
+def relabelled(batch: TensorDict, num_skills: int) -> TensorDict:
+    """Every sampled transition once per skill, with that skill's reward: rewards are functions
+    of the transition, so each skill learns from all the data (hindsight relabelling)."""
+    parts = []
+    for k in range(num_skills):
+        done = batch["terminated"].bool()
+        parts.append(TensorDict(
+            {"observation": with_skill(batch["observation"], k, num_skills), "action": batch["action"],
+             "next": {"observation": with_skill(batch["next_observation"], k, num_skills), "reward": batch["rewards"][:, k : k + 1],
+                      "done": done, "terminated": done}},
+            batch_size=batch.batch_size,
+        ))  # fmt: skip
+    return torch.cat(parts)
 
 
-def train_sac(env: gym.Env, config: SACConfig, seed: int, log: Callable[[str], None] = print) -> torch.nn.Module:
-    """Train on ``env`` for ``config.steps`` steps; returns the actor network (loc, scale heads)."""
+def evaluate(env: gym.Env, act: Callable[[np.ndarray, int], np.ndarray], episodes: int, seed: int) -> list[float]:
+    """Mean return of ``act`` per skill over ``episodes`` episodes each (reset seeds ``seed + k``)."""
+    skills = skills_of(env)
+    means = []
+    for skill in range(len(skills)):
+        returns = []
+        for k in range(episodes):
+            observation, _ = env.reset(seed=seed + k)
+            total, done = 0.0, False
+            while not done:
+                observation, reward, terminated, truncated, info = env.step(act(observation, skill))
+                total += float(info["skill_rewards"][skill]) if "skill_rewards" in info else float(reward)
+                done = terminated or truncated
+            returns.append(total)
+        means.append(float(np.mean(returns)))
+    return means
+
+
+def train_sac(
+    env: gym.Env, config: SACConfig, seed: int, log: Callable[[str], None] = print,
+    on_log: Callable[[torch.nn.Module, int], None] | None = None,
+) -> torch.nn.Module:  # fmt: skip
+    """Train one actor for every skill of ``env`` (see :func:`skills_of`) for ``config.steps`` env
+    steps, episode ``i`` exploring skill ``i mod K``; returns the actor network (input: observation
+    ⊕ one-hot skill; output: loc, scale). ``on_log(actor, step)`` runs at every log line (e.g. to
+    keep a checkpoint of a long run)."""
     torch.manual_seed(seed)
     env.action_space.seed(seed)
+    num_skills = len(skills_of(env))
     observation_dim, action_dim = env.observation_space.shape[0], env.action_space.shape[0]
-    loss, net = build_loss(observation_dim, action_dim, config)
+    loss, net = build_loss(observation_dim + num_skills, action_dim, config)
     optimizer = torch.optim.Adam(loss.parameters(), lr=config.lr)
     target_update = SoftUpdate(loss, tau=config.tau)
     buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(config.steps), batch_size=config.batch_size)
@@ -100,31 +137,36 @@ def train_sac(env: gym.Env, config: SACConfig, seed: int, log: Callable[[str], N
 
     observation, _ = env.reset(seed=seed)
     chunk: list[list] = [[], [], [], [], []]
-    episode_return, returns, start = 0.0, [], time.perf_counter()
+    episode, episode_return, returns, start = 0, 0.0, [[] for _ in range(num_skills)], time.perf_counter()
     for step in range(config.steps):
+        skill = episode % num_skills
         if step < config.warmup:
             action = env.action_space.sample()
         else:
             with torch.no_grad(), set_exploration_type(ExplorationType.RANDOM):
-                action = explore(TensorDict({"observation": torch.as_tensor(observation, dtype=torch.float32)}))["action"].numpy()
-        next_observation, reward, terminated, truncated, _ = env.step(action)
-        for column, value in zip(chunk, (observation, action, reward, next_observation, terminated)):
+                policy_input = with_skill(torch.as_tensor(observation, dtype=torch.float32), skill, num_skills)
+                action = explore(TensorDict({"observation": policy_input}))["action"].numpy()
+        next_observation, reward, terminated, truncated, info = env.step(action)
+        rewards = info.get("skill_rewards", [reward])
+        for column, value in zip(chunk, (observation, action, rewards, next_observation, terminated)):
             column.append(value)
-        episode_return += float(reward)
+        episode_return += float(rewards[skill])
         observation = next_observation
         if terminated or truncated:
-            returns.append(episode_return)
-            episode_return = 0.0
+            returns[skill].append(episode_return)
+            episode, episode_return = episode + 1, 0.0
             observation, _ = env.reset()
         if len(chunk[0]) == config.chunk:
             buffer.extend(_transitions(*chunk))
             chunk = [[], [], [], [], []]
             if step >= config.warmup:
                 for _ in range(config.chunk):
-                    _update(loss, optimizer, target_update, buffer.sample())
+                    _update(loss, optimizer, target_update, relabelled(buffer.sample(), num_skills))
         if (step + 1) % config.log_every == 0:
-            recent = np.mean(returns[-5:]) if returns else float("nan")
-            log(f"step {step + 1}: return {recent:.1f} (last 5 episodes), {time.perf_counter() - start:.0f} s")
+            recent = ", ".join(f"{np.mean(r[-3:]):.1f}" if r else "-" for r in returns)
+            log(f"step {step + 1}: return per skill {recent} (last 3 episodes each), {time.perf_counter() - start:.0f} s")
+            if on_log is not None:
+                on_log(net, step + 1)
     return net
 
 

@@ -1,7 +1,8 @@
-"""``imaginebench experts train``: train one domain skill's expert with SAC and save its actor.
+"""``imaginebench experts train``: train a domain's skill experts with SAC and save the actor.
 
-A domain with learned experts exposes ``skill_training_env(task) -> gymnasium.Env`` (the skill's
-reward on the bare state) and ``EXPERT_DIR`` (where its shipped checkpoints live).
+A domain with learned experts exposes ``SKILLS`` (names), ``skill_training_env(skills) ->
+gymnasium.Env`` (with ``skills`` and ``info["skill_rewards"]``, see ``sac.skills_of``) and
+``EXPERT_DIR`` (where its shipped checkpoint lives).
 """
 
 from __future__ import annotations
@@ -32,36 +33,38 @@ def domain_module(env_id: str):
 def experts_main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="imaginebench experts", description="Train learned experts (SAC).")
     sub = parser.add_subparsers(dest="action", required=True)
-    train = sub.add_parser("train", help="train one skill's expert and save its actor")
+    train = sub.add_parser("train", help="train one skill-conditioned actor for a domain's skills and save it")
     train.add_argument("--env", required=True, help="env id, e.g. Mujoco-v0")
-    train.add_argument("--task", required=True, help="the skill to train (the domain's skill names)")
+    train.add_argument("--skills", default=None, help="comma-separated skills (default: all of the domain's)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--steps", type=int, default=SACConfig.steps, help="env steps (one update each after warm-up)")
     train.add_argument("--warmup", type=int, default=SACConfig.warmup, help="random steps before learning")
-    train.add_argument("--out", default=None, help="checkpoint path (default: the domain's shipped expert path)")
-    train.add_argument("--eval-episodes", type=int, default=5)
+    train.add_argument("--out", default=None, help="checkpoint path (default: the domain's shipped experts)")
+    train.add_argument("--eval-episodes", type=int, default=3, help="episodes per skill for the reported returns")
     args = parser.parse_args(argv)
     if args.steps <= args.warmup:
         sys.exit(f"imaginebench experts train: --steps ({args.steps}) must exceed --warmup ({args.warmup})")
     try:
         module = domain_module(args.env)
-        env = module.skill_training_env(args.task)
+        skills = tuple(args.skills.split(",")) if args.skills else tuple(module.SKILLS)
+        env = module.skill_training_env(skills)
     except ValueError as error:
         sys.exit(f"imaginebench experts train: {error}")
-    out = Path(args.out or Path(module.EXPERT_DIR) / f"{args.task}.pt")
+    out = Path(args.out or Path(module.EXPERT_DIR) / "skills.pt")
     config = SACConfig(steps=args.steps, warmup=args.warmup)
-    start = time.perf_counter()
-    net = train_sac(env, config, args.seed)
-    seconds = time.perf_counter() - start
-    policy = MeanAction(net)
-    mean_return = evaluate(env, policy, args.eval_episodes, seed=10_000 + args.seed)
     info = {
-        "env_id": args.env, "task": args.task, "seed": args.seed, "steps": args.steps, "warmup": args.warmup,
+        "env_id": args.env, "skills": list(skills), "seed": args.seed, "steps": args.steps, "warmup": args.warmup,
         "observation_dim": env.observation_space.shape[0], "action_dim": env.action_space.shape[0],
-        "hidden_sizes": list(config.hidden_sizes), "train_seconds": round(seconds, 1),
-        "mean_return": round(mean_return, 2), "eval_episodes": args.eval_episodes,
+        "hidden_sizes": list(config.hidden_sizes), "batch_size": config.batch_size,
         "command": "imaginebench experts train " + shlex.join(argv[1:]),
     }  # fmt: skip
-    save_policy(net, out, info)
+    start = time.perf_counter()
+    # an interrupted run leaves its latest actor, marked with the steps it had reached
+    net = train_sac(env, config, args.seed, on_log=lambda actor, step: save_policy(actor, out, {**info, "steps_done": step}))
+    info["train_seconds"] = round(time.perf_counter() - start, 1)
+    returns = evaluate(env, MeanAction(net, len(skills)), args.eval_episodes, seed=10_000 + args.seed)
+    info["mean_return"] = {skill: round(r, 2) for skill, r in zip(skills, returns)}
+    info["eval_episodes"] = args.eval_episodes
+    save_policy(net, out, {**info, "steps_done": args.steps})
     print(json.dumps(info, indent=1))
     print(f"saved {out}")

@@ -18,11 +18,12 @@ from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASK
 from imaginebench.levels import resolve_level
 
 EXPERT_DIR = Path(__file__).resolve().parents[3] / "assets" / "Mujoco-v0" / "experts"
-"""One ``<skill>.pt`` per trained skill (``imaginebench experts train --env Mujoco-v0 --task SKILL``)."""
+"""``skills.pt``: one skill-conditioned SAC actor for every skill (``imaginebench experts train --env Mujoco-v0``)."""
+SKILLS = tuple(SKILL_REWARDS)
 
 
-def skill_training_env(task: str) -> SkillTrainingEnv:
-    return SkillTrainingEnv(task)
+def skill_training_env(skills: tuple[str, ...]) -> SkillTrainingEnv:
+    return SkillTrainingEnv(skills)
 
 
 def instruction_texts(level: str) -> list[str]:
@@ -41,4 +42,4 @@ DOMAIN = Domain(
     action_dim=ACTION_DIM,
 )
 
-__all__ = ["DOMAIN", "EXPERT_DIR", "SKILL_REWARDS", "TASKS", "HalfCheetahEnv", "HalfCheetahExpert", "instruction_texts", "skill_training_env"]
+__all__ = ["DOMAIN", "EXPERT_DIR", "SKILLS", "SKILL_REWARDS", "TASKS", "HalfCheetahEnv", "HalfCheetahExpert", "instruction_texts", "skill_training_env"]

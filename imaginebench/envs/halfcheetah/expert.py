@@ -23,14 +23,18 @@ SWITCH_DISTANCE = 0.4 * IN_PLACE
 
 
 @lru_cache(maxsize=None)
-def skill_policy(skill: str) -> MeanAction:
+def skills_policy() -> MeanAction:
     from imaginebench.envs.halfcheetah import EXPERT_DIR
 
-    path = EXPERT_DIR / f"{skill}.pt"
+    path = EXPERT_DIR / "skills.pt"
     if not path.is_file():
-        raise FileNotFoundError(f"Mujoco-v0: no expert for skill {skill!r} at {path}; train it with "
-                                f"`imaginebench experts train --env Mujoco-v0 --task {skill}`")  # fmt: skip
+        raise FileNotFoundError(f"Mujoco-v0: no experts at {path}; train them with `imaginebench experts train --env Mujoco-v0`")
     return load_policy(path)
+
+
+def skill_action(skill: str, state: np.ndarray) -> np.ndarray:
+    policy = skills_policy()
+    return policy(state, policy.info["skills"].index(skill))
 
 
 class HalfCheetahExpert:
@@ -49,7 +53,7 @@ class HalfCheetahExpert:
             skill = task.skills[min(int(shuttle_stages(direction, states)[-1]), 1)]
         else:
             skill = task.skills[0]
-        return np.clip(skill_policy(skill)(states[-1]), -1.0, 1.0).astype(np.float32)
+        return np.clip(skill_action(skill, states[-1]), -1.0, 1.0).astype(np.float32)
 
     def _in_place_skill(self, x: float, fresh: bool) -> int:
         """0 (jump forward) or 1 (jump backward), switching once past ±SWITCH_DISTANCE."""

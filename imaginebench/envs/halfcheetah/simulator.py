@@ -43,16 +43,18 @@ def control_cost(action: np.ndarray) -> float:
 
 
 class SkillTrainingEnv(gym.Env):
-    """One skill's reward on the bare state, with no instruction and no early end: what the
-    expert trainer (``imaginebench experts train``) learns from. Episodes last the benchmark's horizon."""
+    """The skills' rewards (``info["skill_rewards"]``, control cost included) on the bare state,
+    with no instruction and no early end: what the expert trainer (``imaginebench experts train``)
+    learns from. Episodes last the benchmark's horizon."""
 
     observation_space = gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float64)
     action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float32)
 
-    def __init__(self, skill: str) -> None:
-        if skill not in SKILL_REWARDS:
-            raise ValueError(f"Mujoco-v0: unknown skill {skill!r} (--task); valid: {', '.join(SKILL_REWARDS)}")
-        self.reward_of = SKILL_REWARDS[skill]
+    def __init__(self, skills: tuple[str, ...]) -> None:
+        unknown = [skill for skill in skills if skill not in SKILL_REWARDS]
+        if unknown or not skills:
+            raise ValueError(f"Mujoco-v0: unknown skills {unknown} (--skills); valid: {', '.join(SKILL_REWARDS)}")
+        self.skills = tuple(skills)
         self.cheetah = Cheetah()
         self.steps = 0
 
@@ -65,5 +67,6 @@ class SkillTrainingEnv(gym.Env):
         action = np.asarray(action, dtype=np.float64)
         state = self.cheetah.step(action)
         self.steps += 1
-        reward = self.reward_of(state[None]) - control_cost(action)
-        return state, reward, False, self.steps >= HORIZON, {}
+        cost = control_cost(action)
+        rewards = np.array([SKILL_REWARDS[skill](state[None]) - cost for skill in self.skills])
+        return state, float(rewards[0]), False, self.steps >= HORIZON, {"skill_rewards": rewards}
