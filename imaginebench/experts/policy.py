@@ -32,6 +32,7 @@ def save_policy(net: nn.Sequential, path: str | Path, info: dict[str, Any]) -> N
     state = {name: tensor.detach().clone() for name, tensor in net.state_dict().items()}
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     os.close(handle)
+    os.chmod(temporary, 0o644)  # mkstemp makes it private; a shipped checkpoint is for everyone
     torch.save({"state_dict": state, "info": info}, temporary)
     os.replace(temporary, path)
 

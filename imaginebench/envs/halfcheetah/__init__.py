@@ -18,7 +18,7 @@ from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASK
 from imaginebench.levels import resolve_level
 
 EXPERT_DIR = Path(__file__).resolve().parents[3] / "assets" / "Mujoco-v0" / "experts"
-"""``skills.pt``: one skill-conditioned SAC actor for every skill (``imaginebench experts train --env Mujoco-v0``)."""
+"""Skill-conditioned SAC actors (``imaginebench experts train --env Mujoco-v0 --skills ...``); ``expert.CHECKPOINTS`` says which acts for each skill."""
 SKILLS = tuple(SKILL_REWARDS)
 
 

@@ -16,6 +16,7 @@ PITCH = 2
 JOINTS = slice(3, 9)
 """bthigh, bshin, bfoot, fthigh, fshin, ffoot angles."""
 VX = 9
+VZ = 10
 VELOCITIES = slice(9, 18)
 DT = 0.05
 """Seconds per step (frame skip 5 × 0.01 s)."""

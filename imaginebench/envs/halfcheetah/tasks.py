@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from imaginebench.envs.halfcheetah.layout import DT, PITCH, VX, Z, positions, wrapped_pitch
+from imaginebench.envs.halfcheetah.layout import DT, PITCH, VX, VZ, Z, positions, wrapped_pitch
 
 HORIZON = 200
 WINDOW = 100
@@ -48,6 +48,9 @@ IN_PLACE = 0.5
 SHUTTLE_DISTANCE = 3.0
 CTRL_COST = 0.1
 JUMP_REWARD = 10.0
+CLIMB_REWARD = 2.0
+HOP_SPEED = 0.5
+"""m/s the jump-forward / jump-backward experts are rewarded for travelling at."""
 
 Check = Callable[[np.ndarray], np.ndarray]
 """states (T, 18) from the episode's start → bool (T,): the goal holds at that state."""
@@ -119,15 +122,17 @@ def run_reward(direction: int, target: float | None) -> Reward:
 
 
 def jump_reward(direction: int) -> Reward:
-    """Height of a level torso, plus progress in ``direction`` capped at 1 m/s (or minus any
-    speed, in place), so the reward pays for jumping, not running."""
+    """Height and climb of a level torso (so take-offs pay, running does not), and travel at
+    HOP_SPEED in ``direction`` (in place: no travel). An earlier reward (height plus progress
+    capped at 1 m/s) taught running, not jumping."""
 
     def reward(states: np.ndarray) -> float:
         state = states[-1]
-        height = max(float(state[Z]), 0.0) * max(float(np.cos(state[PITCH])), 0.0)
+        level = max(float(np.cos(state[PITCH])), 0.0)
+        lift = JUMP_REWARD * max(float(state[Z]), 0.0) + CLIMB_REWARD * max(float(state[VZ]), 0.0)
         v = float(state[VX])
-        progress = -abs(v) if direction == 0 else float(np.clip(direction * v, -1.0, 1.0))
-        return JUMP_REWARD * height + progress
+        travel = -abs(v) if direction == 0 else -abs(direction * v - HOP_SPEED)
+        return level * lift + travel
 
     return reward
 

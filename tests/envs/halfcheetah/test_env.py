@@ -77,7 +77,7 @@ def test_phrasings_name_their_task_and_rephrase_is_unseen():
         assert all(("jump" in t.lower() or "hop" in t.lower() or "leap" in t.lower() or "bound" in t.lower()) == (word == "jump") for t in texts), task
 
 
-@pytest.mark.skipif(not (EXPERT_DIR / "skills.pt").is_file(), reason="shipped experts missing")
+@pytest.mark.skipif(not (EXPERT_DIR / "runs.pt").is_file(), reason="shipped experts missing")
 def test_expert_solves_run_forward_and_success_flags_agree(env):
     expert = DOMAIN.expert()
     env.reset(seed=0, options={"task": "run-forward"})
