@@ -8,12 +8,14 @@ For each algorithm and seed both implementations train ``--steps`` updates at ba
 on the real data, then run the same evaluation (``evaluate_level`` on the ``train`` level). d3rlpy
 sees ``state ⊕ instruction_embedding`` as its observation, as the original benchmark fed it. Prints
 success rate (mean ± std over seeds) and updates/s (data sampling included, the first updates not
-timed) per algorithm and implementation, and writes ``benchmarks/results/peer_<env>.png``.
+timed) per algorithm and implementation. Results accumulate over runs (one algorithm's entry is
+replaced when it runs again) in ``benchmarks/results/peer_<env>.json``, plotted in ``peer_<env>.png``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -25,6 +27,7 @@ import torch
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.datasets import load_episodes
 from imaginebench.evaluation import evaluate_level
+from imaginebench.storage import atomic_write_text
 from modules.bc import BC
 from modules.bcq import BCQ
 from modules.cql import CQL
@@ -143,23 +146,36 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     discrete = load_episodes(args.data).metadata.get("action_kind", None) == "discrete" or args.env in ("BabyAI-v0", "Ball-v0")
     dataset = mdp_dataset(args.data, discrete)
-    results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    results_path = Path(__file__).parent / "results" / f"peer_{args.env}.json"
+    results = json.loads(results_path.read_text()) if results_path.exists() else {}
+    settings = {"steps": args.steps, "batch_size": args.batch_size, "seeds": args.seeds, "episodes_per_task": args.episodes_per_task}
     for name in args.algorithms:
+        runs: dict[str, list[list[float]]] = {}
         for seed in args.seeds:
             module, ours_speed = train_ours(name, args, seed)
-            results.setdefault((name, "ours"), []).append((success_rate(module.act, args, seed), ours_speed))
-            print(f"{name} seed {seed} ours: success {results[(name, 'ours')][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
+            runs.setdefault("ours", []).append([success_rate(module.act, args, seed), ours_speed])
+            print(f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
             if d3rlpy_config(name, discrete, args.batch_size) is None:
                 continue
             algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete)
-            results.setdefault((name, "d3rlpy"), []).append((success_rate(d3rlpy_act(algo), args, seed), peer_speed))
-            print(f"{name} seed {seed} d3rlpy: success {results[(name, 'd3rlpy')][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
-    print(f"\n{args.env}, {args.steps} updates at batch {args.batch_size}, seeds {args.seeds}, {args.episodes_per_task} episodes per train task")
-    print("| algorithm | implementation | train success (mean ± std) | updates/s (mean) |\n|---|---|---|---|")
-    for (name, implementation), runs in results.items():
-        success, speed = np.array(runs).T
-        print(f"| {name} | {implementation} | {success.mean():.3f} ± {success.std(ddof=1) if len(runs) > 1 else 0.0:.3f} | {speed.mean():.1f} |")
-    plot(results, Path(__file__).parent / "results" / f"peer_{args.env}.png")
+            runs.setdefault("d3rlpy", []).append([success_rate(d3rlpy_act(algo), args, seed), peer_speed])
+            print(f"{name} seed {seed} d3rlpy: success {runs['d3rlpy'][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
+        results[name] = {"settings": settings, "runs": runs}
+        atomic_write_text(json.dumps(results, indent=1), results_path)  # a long run keeps what it finished
+    print_table(args.env, results)
+    plot(results, results_path.with_suffix(".png"))
+
+
+def print_table(env: str, results: dict) -> None:
+    """Every algorithm measured so far on ``env`` (runs of this script accumulate in the JSON file)."""
+    print(f"\n{env}: train-level success (mean ± std over seeds) and updates/s")
+    print("| algorithm | implementation | updates × batch | seeds | train success | updates/s |\n|---|---|---|---|---|---|")
+    for name, entry in results.items():
+        settings = entry["settings"]
+        for implementation, runs in entry["runs"].items():
+            success, speed = np.array(runs).T
+            spread = success.std(ddof=1) if len(runs) > 1 else 0.0
+            print(f"| {name} | {implementation} | {settings['steps']} × {settings['batch_size']} | {len(runs)} | {success.mean():.3f} ± {spread:.3f} | {speed.mean():.1f} |")
 
 
 def plot(results: dict, path: Path) -> None:
@@ -168,14 +184,13 @@ def plot(results: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    bars = {f"{name}\n{implementation}": np.array(runs) for name, entry in results.items() for implementation, runs in entry["runs"].items()}
     figure, (success_axis, speed_axis) = plt.subplots(1, 2, figsize=(10, 4))
-    labels = [f"{name}\n{implementation}" for name, implementation in results]
     for axis, column, title in ((success_axis, 0, "train success rate"), (speed_axis, 1, "updates / s")):
-        values = [np.array(runs)[:, column] for runs in results.values()]
-        axis.bar(labels, [v.mean() for v in values], yerr=[v.std(ddof=1) if len(v) > 1 else 0.0 for v in values])  # as the table
+        values = [runs[:, column] for runs in bars.values()]
+        axis.bar(list(bars), [v.mean() for v in values], yerr=[v.std(ddof=1) if len(v) > 1 else 0.0 for v in values])  # as the table
         axis.set_title(title)
     figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
 
 
