@@ -177,8 +177,8 @@ TASKS: dict[str, Task] = {
     for task in (
         _task("run-forward", _run(1, RUN_SPEED), ("run-forward",)),
         _task("run-backward", _run(-1, RUN_SPEED), ("run-backward",)),
-        _task("jump-forward", _jump(1), ("jump-forward",)),
-        _task("jump-backward", _jump(-1), ("jump-backward",)),
+        _task("jump-forward", _jump(1), ("run-forward", "jump-forward"), jump_reward(1)),
+        _task("jump-backward", _jump(-1), ("run-backward", "jump-backward"), jump_reward(-1)),
         _task("run-forward-faster", _run(1, FAST_SPEED), ("run-forward-fast",)),
         _task("run-backward-faster", _run(-1, FAST_SPEED), ("run-backward-fast",)),
         _task("forward-then-backward", _shuttle(1), ("run-forward", "run-backward"), shuttle_reward(1)),

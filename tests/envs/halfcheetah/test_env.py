@@ -77,10 +77,12 @@ def test_phrasings_name_their_task_and_rephrase_is_unseen():
         assert all(("jump" in t.lower() or "hop" in t.lower() or "leap" in t.lower() or "bound" in t.lower()) == (word == "jump") for t in texts), task
 
 
-@pytest.mark.skipif(not (EXPERT_DIR / "runs.pt").is_file(), reason="shipped experts missing")
-def test_expert_solves_run_forward_and_success_flags_agree(env):
+@pytest.mark.skipif(not (EXPERT_DIR / "jumps.pt").is_file(), reason="shipped experts missing")
+@pytest.mark.parametrize("level, task", [("train", "run-forward"), ("train", "jump-backward"), ("hard", "backward-then-forward")])
+def test_expert_solves_tasks_and_success_flags_agree(level, task):
+    env = imaginebench.make("Mujoco-v0", level=level)
     expert = DOMAIN.expert()
-    env.reset(seed=0, options={"task": "run-forward"})
+    env.reset(seed=0, options={"task": task})
     done = False
     while not done:
         _, _, terminated, truncated, info = env.step(expert(env))
