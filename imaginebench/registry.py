@@ -12,7 +12,7 @@ from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, Instr
 from imaginebench.levels import resolve_level
 
 
-DOMAIN_MODULES: dict[str, str] = {"BabyAI-v0": "imaginebench.envs.babyai", "Ball-v0": "imaginebench.envs.clevr", "MetaWorld-v0": "imaginebench.envs.metaworld", "Mujoco-v0": "imaginebench.envs.halfcheetah"}
+DOMAIN_MODULES: dict[str, str] = {"BabyAI-v0": "imaginebench.envs.babyai", "Ball-v0": "imaginebench.envs.clevr", "MetaWorld-v0": "imaginebench.envs.metaworld", "Mujoco-v0": "imaginebench.envs.halfcheetah", "Libero-v0": "imaginebench.envs.libero"}
 """env id → module defining ``DOMAIN``; imported on first use so unused simulators never load."""
 
 

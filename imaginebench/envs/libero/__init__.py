@@ -1,0 +1,48 @@
+"""Libero-v0: LIBERO's floor scene (alphabet soup, cream cheese, salad dressing, basket) with
+44-number states and 7-d OSC_POSE actions (spec §5).
+
+The simulator comes from the optional extra (``pip install -e .[libero]``); tasks, phrasings and
+success checks import without it, and the env factory says how to install it when it is missing.
+"""
+
+from __future__ import annotations
+
+from imaginebench.envs.domain import Domain
+from imaginebench.envs.libero.layout import STATE_DIM
+from imaginebench.envs.libero.phrasings import PHRASINGS
+from imaginebench.envs.libero.simulator import require_libero
+from imaginebench.envs.libero.tasks import LEVEL_TASKS, TASKS
+from imaginebench.levels import resolve_level
+
+
+def instruction_texts(level: str) -> list[str]:
+    level = resolve_level(level)
+    return list(dict.fromkeys(text for task in LEVEL_TASKS[level] for text in PHRASINGS[level][task]))
+
+
+def make_env(**kwargs):
+    """The env (imports the simulator; raises with the install command when the extra is missing)."""
+    require_libero()
+    from imaginebench.envs.libero.env import LiberoEnv
+
+    return LiberoEnv(**kwargs)
+
+
+def make_expert():
+    from imaginebench.envs.libero.expert import LiberoExpert
+
+    return LiberoExpert()
+
+
+DOMAIN = Domain(
+    env_id="Libero-v0",
+    tasks=LEVEL_TASKS,
+    instruction_texts=instruction_texts,
+    env_factory=make_env,
+    expert=make_expert,
+    state_dim=STATE_DIM,
+    action_kind="continuous",
+    action_dim=7,
+)
+
+__all__ = ["DOMAIN", "TASKS", "instruction_texts"]

@@ -1,0 +1,68 @@
+"""The 44-number LIBERO state (spec §5.2): robot, then position + quaternion of each object.
+
+joint positions 7 | end-effector position 3 | end-effector quaternion 4 | gripper finger positions 2 |
+alphabet soup 7 | cream cheese 7 | salad dressing 7 | basket 7 (each xyz + quaternion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+STATE_DIM = 44
+JOINTS = slice(0, 7)
+EEF = slice(7, 10)
+EEF_QUAT = slice(10, 14)
+FINGERS = slice(14, 16)
+OBJECTS: tuple[str, ...] = ("alphabet_soup", "cream_cheese", "salad_dressing")
+"""The graspable objects, in state order; the basket follows them."""
+ENTITIES: tuple[str, ...] = (*OBJECTS, "basket")
+NAMES: dict[str, str] = {"alphabet_soup": "alphabet soup", "cream_cheese": "cream cheese", "salad_dressing": "salad dressing"}
+"""Object → the words instructions use for it."""
+SHORT: dict[str, str] = {"alphabet_soup": "soup", "cream_cheese": "cheese", "salad_dressing": "dressing"}
+"""Object → its short name in task names (``pick-soup``), as the original's."""
+
+FLOOR_LIMIT = 0.6
+"""|x|, |y| bound of the floor area objects and the gripper can legally be in (the scene's floor region)."""
+
+
+def entity_slice(name: str) -> slice:
+    start = 16 + 7 * ENTITIES.index(name)
+    return slice(start, start + 7)
+
+
+def position(state: np.ndarray, name: str) -> np.ndarray:
+    """xyz of an entity's body."""
+    return state[entity_slice(name)][:3]
+
+
+def compose_state(joints, eef, eef_quat, fingers, entities: dict[str, np.ndarray]) -> np.ndarray:
+    """A 44-number state from its parts; ``entities`` maps every entity to its 7-number row."""
+    missing = set(ENTITIES) - set(entities)
+    if missing:
+        raise ValueError(f"Libero-v0: state needs every entity; missing {sorted(missing)}")
+    parts = [joints, eef, eef_quat, fingers, *(entities[name] for name in ENTITIES)]
+    state = np.concatenate([np.asarray(part, dtype=np.float64).reshape(-1) for part in parts])
+    assert state.shape == (STATE_DIM,)
+    return state
+
+
+def state_violations(state: np.ndarray) -> list[str]:
+    """Why a 44-number state cannot occur: non-finite numbers, non-unit quaternions, objects under the
+    floor or off it, fingers out of their travel."""
+    state = np.asarray(state, dtype=np.float64)
+    if state.shape != (STATE_DIM,):
+        return [f"state has shape {state.shape}, expected ({STATE_DIM},)"]
+    if not np.all(np.isfinite(state)):
+        return ["non-finite numbers"]
+    reasons = []
+    quaternions = {"eef": state[EEF_QUAT], **{name: state[entity_slice(name)][3:] for name in ENTITIES}}
+    reasons += [f"{name} quaternion is not unit" for name, q in quaternions.items() if abs(np.linalg.norm(q) - 1.0) > 0.02]
+    for name in ENTITIES:
+        xyz = position(state, name)
+        if xyz[2] < -0.01:
+            reasons.append(f"{name} is below the floor")
+        if np.any(np.abs(xyz[:2]) > FLOOR_LIMIT):
+            reasons.append(f"{name} is off the floor area")
+    if np.any(np.abs(state[FINGERS]) > 0.05):
+        reasons.append("gripper fingers beyond their travel")
+    return reasons
