@@ -1,12 +1,13 @@
 """Gradient updates per second of every algorithm at batch 256, through Lightning as training runs them.
 
-    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu]
+    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu] [--compile] [--only CQL BCQ]
 
 Batches are random transitions with the dimensions of BabyAI-v0 (discrete) and MetaWorld-v0
 (continuous; 384-d MiniLM instruction embeddings), prepared once and served as fresh copies (losses
 write into their batch), so the figure is the algorithm's own cost: data sampling is the
 datamodule's and the same for every algorithm. PRDC searches 100,000 dataset rows. Prints a table
-and writes ``benchmarks/results/algorithm_speed.png``.
+and, for a run of every algorithm, writes ``benchmarks/results/algorithm_speed[_compiled].png``.
+``--compile`` is the ``torch.compile`` trial: on a 2-core CPU it did not pay (README, Algorithms).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import lightning.pytorch as pl
 import torch
 from tensordict import TensorDict
 from torch.utils.data import DataLoader
+from torchrl.modules import MLP
 
 from datamodules.offline_data import EpochBatches, as_is
 from imaginebench.env_spec import EnvSpec
@@ -27,6 +29,7 @@ from modules.bcq import BCQ
 from modules.combo import COMBO
 from modules.cql import CQL
 from modules.iql import IQL
+from modules.networks import TwoInputMLP
 from modules.prdc import PRDC
 from modules.td3_bc import TD3BC
 from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
@@ -53,14 +56,24 @@ def random_batch(spec: EnvSpec, rows: int, generator: torch.Generator) -> Tensor
     return TensorDict({**observation(), "action": action, "source": torch.zeros(rows, dtype=torch.int64), "next": next_part}, batch_size=[rows])
 
 
-def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str) -> float:
+def compile_networks(module: torch.nn.Module) -> None:
+    """``torch.compile`` every MLP in place (fusing bias, activation and the split first layer);
+    the optimizer and the TorchRL losses stay eager."""
+    for network in module.modules():
+        if isinstance(network, (MLP, TwoInputMLP)):
+            network.compile(dynamic=False)
+
+
+def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str, compile_mlps: bool = False) -> float:
     spec = EnvSpec(**env_spec)
     generator = torch.Generator().manual_seed(0)
     batches = [random_batch(spec, BATCH_SIZE, generator).to(device) for _ in range(8)]
     module = algorithm(env_spec)
+    if compile_mlps:
+        compile_networks(module)
     if isinstance(module, PRDC):
         module.index_dataset(random_batch(spec, PRDC_DATASET_ROWS, generator))
-    warmup = 5
+    warmup = 5  # compilation happens here
     stopwatch = Stopwatch(warmup)
     fresh_batches = EpochBatches(lambda: (batches[i % len(batches)].clone() for i in itertools.count()), warmup + steps)
     trainer = pl.Trainer(
@@ -92,6 +105,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50, help="timed updates per algorithm (after 5 warm-up ones)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--compile", action="store_true", help="torch.compile every MLP first (compiling takes minutes)")
     parser.add_argument("--only", nargs="*", default=None, help="algorithm class names to time (default: all)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -100,13 +114,14 @@ def main() -> None:
         for algorithm in ALGORITHMS[env_spec["action_kind"]]:
             if args.only and algorithm.__name__ not in args.only:
                 continue
-            rate = updates_per_second(algorithm, env_spec, args.steps, args.device)
+            rate = updates_per_second(algorithm, env_spec, args.steps, args.device, args.compile)
             rows.append((kind, algorithm.__name__, rate))
             print(f"{kind:26s} {algorithm.__name__:6s} {rate:8.1f} updates/s", flush=True)
-    print(f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}) |\n|---|---|---|")
+    print(f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}{', compiled' if args.compile else ''}) |\n|---|---|---|")
     for kind, name, rate in rows:
         print(f"| {kind} | {name} | {rate:.1f} |")
-    plot(rows, Path(__file__).parent / "results" / "algorithm_speed.png")
+    if not args.only:  # a partial run leaves the full figure alone
+        plot(rows, Path(__file__).parent / "results" / f"algorithm_speed{'_compiled' if args.compile else ''}.png")
 
 
 if __name__ == "__main__":
