@@ -92,8 +92,8 @@ def _out_of_basket(obj: str) -> Check:
 
 @dataclass(frozen=True)
 class Stage:
-    """One goal of a task. ``target`` names what the expert moves the object to in this stage
-    (``None``: the stage is a grasp or reach of ``obj``)."""
+    """One goal of a task: what happens to ``obj`` (``action``, which also tells the expert which
+    skill solves it), its check, and the distance whose decrease is rewarded."""
 
     obj: str
     action: str
