@@ -15,7 +15,7 @@ Training and evaluation (LightningCLI; see `imaginebench fit --help`):
 
 Data:
   collect    collect expert episodes:     imaginebench collect --env BabyAI-v0 --level train --episodes N --out DIR
-  experts    train a learned expert (SAC): imaginebench experts train --env Mujoco-v0 --task run-forward --seed 0
+  experts    train learned experts (SAC):  imaginebench experts train --env Mujoco-v0 --skills jump-forward --seed 0
 
 Imaginary rollouts (KALM):
   ground           fine-tune a language model on real episodes (LightningCLI fit):
