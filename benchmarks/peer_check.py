@@ -8,8 +8,8 @@ For each algorithm and seed both implementations train ``--steps`` updates at ba
 on the real data, then run the same evaluation (``evaluate_level`` on the ``train`` level). d3rlpy
 sees ``state ⊕ instruction_embedding`` as its observation, as the original benchmark fed it. Prints
 success rate (mean ± std over seeds) and updates/s (data sampling included, the first updates not
-timed) per algorithm and implementation. Results accumulate over runs (one algorithm's entry is
-replaced when it runs again) in ``benchmarks/results/peer_<env>.json``, plotted in ``peer_<env>.png``.
+timed) per algorithm and implementation. Results accumulate over runs (an algorithm's runs are
+replaced when it runs again with ``--implementations`` naming them) in ``benchmarks/results/peer_<env>.json``, plotted in ``peer_<env>.png``.
 """
 
 from __future__ import annotations
@@ -142,6 +142,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--episodes-per-task", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--implementations", nargs="+", choices=["ours", "d3rlpy"], default=["ours", "d3rlpy"],
+                        help="rerun one side only; the other side's stored runs with the same settings are kept")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     discrete = load_episodes(args.data).metadata.get("action_kind", None) == "discrete" or args.env in ("BabyAI-v0", "Ball-v0")
@@ -152,15 +154,17 @@ def main() -> None:
     for name in args.algorithms:
         runs: dict[str, list[list[float]]] = {}
         for seed in args.seeds:
-            module, ours_speed = train_ours(name, args, seed)
-            runs.setdefault("ours", []).append([success_rate(module.act, args, seed), ours_speed])
-            print(f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
-            if d3rlpy_config(name, discrete, args.batch_size) is None:
-                continue
-            algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete)
-            runs.setdefault("d3rlpy", []).append([success_rate(d3rlpy_act(algo), args, seed), peer_speed])
-            print(f"{name} seed {seed} d3rlpy: success {runs['d3rlpy'][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
-        results[name] = {"settings": settings, "runs": runs}
+            if "ours" in args.implementations:
+                module, ours_speed = train_ours(name, args, seed)
+                runs.setdefault("ours", []).append([success_rate(module.act, args, seed), ours_speed])
+                print(f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
+            if "d3rlpy" in args.implementations and d3rlpy_config(name, discrete, args.batch_size) is not None:
+                algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete)
+                runs.setdefault("d3rlpy", []).append([success_rate(d3rlpy_act(algo), args, seed), peer_speed])
+                print(f"{name} seed {seed} d3rlpy: success {runs['d3rlpy'][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
+        previous = results.get(name, {})
+        kept = previous["runs"] if previous.get("settings") == settings else {}  # the other implementation's runs, if comparable
+        results[name] = {"settings": settings, "runs": {**kept, **runs}}
         atomic_write_text(json.dumps(results, indent=1), results_path)  # a long run keeps what it finished
     print_table(args.env, results)
     plot(results, results_path.with_suffix(".png"))

@@ -10,7 +10,7 @@ from torchrl.objectives import DiscreteIQLLoss, IQLLoss, SoftUpdate, ValueEstima
 
 from modules.base import OfflineRLModule
 from modules.networks import (
-    HIDDEN_SIZES, Activation, categorical_actor, discrete_q_critic, q_critic, state_value, tanh_normal_actor,
+    HIDDEN_SIZES, Activation, categorical_actor, discrete_q_critic, gaussian_actor, q_critic, state_value,
 )  # fmt: skip
 
 
@@ -19,11 +19,13 @@ class IQL(OfflineRLModule):
     (Eq. 5), Q regresses ``r + γ V(s')`` (Eq. 6), and the policy clones data actions weighted by
     ``exp(temperature · (Q − V))``, capped at 100 (advantage-weighted regression, Eq. 7).
 
-    TorchRL's ``IQLLoss`` (TanhNormal actor, two critics whose target copy feeds V and the policy)
-    or ``DiscreteIQLLoss`` (categorical actor, critics scoring every action). Defaults are the
-    paper's MuJoCo settings, also d3rlpy's: expectile 0.7, temperature (β) 3, lr 3e-4, τ 0.005.
-    Departure: d3rlpy's continuous actor is an unsquashed Gaussian with a cosine learning-rate
-    schedule; ours is TorchRL's squashed one at a constant rate.
+    TorchRL's ``IQLLoss`` (two critics whose target copy feeds V and the policy) or
+    ``DiscreteIQLLoss`` (categorical actor, critics scoring every action). The continuous actor is
+    the paper code's unsquashed Gaussian with a tanh mean (:func:`~modules.networks.gaussian_actor`):
+    with a TanhNormal actor, MetaWorld expert data (81 % of rows have an action on a bound) gave
+    train success 0.29 against d3rlpy's 0.78 at 3,000 updates. Defaults are the paper's MuJoCo
+    settings, also d3rlpy's: expectile 0.7, temperature (β) 3, lr 3e-4, τ 0.005. Departure: d3rlpy
+    decays the actor's learning rate on a cosine schedule; ours is constant.
     """
 
     def __init__(
@@ -49,7 +51,7 @@ class IQL(OfflineRLModule):
             self.policy = categorical_actor(self.env_spec, hidden_sizes, activation)
             self.loss = DiscreteIQLLoss(self.policy, critics, value, action_space="categorical", **options)
         else:
-            self.policy = tanh_normal_actor(self.env_spec, hidden_sizes, activation)
+            self.policy = gaussian_actor(self.env_spec, hidden_sizes, activation)
             self.loss = IQLLoss(self.policy, critics, value, **options)
         self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         self.target_updater = SoftUpdate(self.loss, tau=tau)

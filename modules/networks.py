@@ -14,11 +14,11 @@ from typing import Literal
 
 import torch
 from tensordict import TensorDictBase
-from tensordict.nn import NormalParamExtractor, TensorDictModule, TensorDictSequential
+from tensordict.nn import AddStateIndependentNormalScale, NormalParamExtractor, TensorDictModule, TensorDictSequential
 from torch import nn
 from torchrl.data import Bounded, Categorical
 from torchrl.objectives import LossModule
-from torchrl.modules import MLP, ProbabilisticActor, QValueActor, TanhModule, TanhNormal, ValueOperator
+from torchrl.modules import MLP, IndependentNormal, ProbabilisticActor, QValueActor, TanhModule, TanhNormal, ValueOperator
 
 from imaginebench.env_spec import EnvSpec
 
@@ -115,6 +115,23 @@ def tanh_normal_actor(
         distribution_class=TanhNormal,
         distribution_kwargs={"low": -spec.action_bound, "high": spec.action_bound},
     )
+
+
+def gaussian_actor(
+    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> ProbabilisticActor:
+    """Unsquashed Gaussian with mean ``bound · tanh(f(s))`` and a learned state-independent standard
+    deviation (IQL's policy in Kostrikov et al.'s code, also d3rlpy's and CORL's). Advantage-weighted
+    regression scores the data's own actions, and expert data often sits on the action bounds, where
+    a TanhNormal's log-density diverges; this one stays finite there."""
+    net = mlp(observation_dim(spec), spec.action_dim, hidden_sizes, activation)
+    body = TensorDictSequential(
+        policy_input(),
+        TensorDictModule(net, in_keys=[OBSERVATION], out_keys=["loc"]),
+        TanhModule(in_keys=["loc"], low=-spec.action_bound, high=spec.action_bound),
+        TensorDictModule(AddStateIndependentNormalScale(spec.action_dim), in_keys=["loc"], out_keys=["loc", "scale"]),
+    )
+    return ProbabilisticActor(body, in_keys=["loc", "scale"], spec=action_spec(spec), distribution_class=IndependentNormal)
 
 
 class TwoInputMLP(nn.Module):
