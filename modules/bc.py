@@ -17,15 +17,18 @@ from modules.networks import HIDDEN_SIZES, Activation, deterministic_actor, disc
 
 
 def penalized_cross_entropy(logits: Tensor, action: Tensor, logit_penalty: float) -> Tensor:
-    """Per-row cross-entropy plus ``logit_penalty · mean(logits²)`` (d3rlpy's discrete imitation loss)."""
+    """Per-row cross-entropy plus ``logit_penalty · mean(logits²)`` on the raw logits, as in Fujimoto
+    et al.'s discrete BCQ code. d3rlpy 2.8.1 squares ``Categorical.logits``, which torch normalises
+    to log-probabilities, so its penalty pulls the distribution towards uniform instead."""
     return F.cross_entropy(logits, action, reduction="none") + logit_penalty * logits.pow(2).mean(-1)
 
 
 class BC(OfflineRLModule):
     """Behaviour cloning with d3rlpy's defaults, which the original benchmark used.
 
-    Discrete actions: cross-entropy on the logits plus ``logit_penalty · mean(logits²)`` (d3rlpy
-    DiscreteBC's ``beta``, which keeps logits from growing once the data is fitted). Continuous
+    Discrete actions: cross-entropy on the logits plus ``logit_penalty · mean(logits²)`` (the role of
+    d3rlpy DiscreteBC's ``beta``: logits stop growing once the data is fitted; see
+    :func:`penalized_cross_entropy` for how d3rlpy's form differs). Continuous
     actions: a deterministic tanh actor fitted by mean squared error (d3rlpy BC's default policy).
     """
 

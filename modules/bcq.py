@@ -120,7 +120,8 @@ class BCQ(OfflineRLModule):
     paper code's 0.01, not d3rlpy's 0.5: that flattens G so much that about two BabyAI actions per
     state pass the threshold, and a Q-network that cannot yet rank them (its argmax matched the data
     action in 6 % of states after 2,000 updates) picks the wrong one a third of the time; train
-    success was 0.08 with 0.5 and 0.38 with 0.01 (seed 0, 2,000 updates), and d3rlpy at 0.5 scored 0. ``target_update_interval`` > 0 copies targets every that many updates; 0 moves them
+    success was 0.08 with 0.5 and 0.38 with 0.01 (seed 0, 2,000 updates), and d3rlpy at 0.5 scored 0.
+    (d3rlpy also squares log-probabilities rather than logits, see :func:`~modules.bc.penalized_cross_entropy`.) ``target_update_interval`` > 0 copies targets every that many updates; 0 moves them
     by ``tau`` after each.
     """
 
