@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     print(f"Libero-v0, {args.episodes} expert / {args.random_episodes} random episodes per task, seed {args.seed}")
-    print(f"{'level':<10}{'task':<38}{'expert':>8}{'exp. len':>9}{'random':>8}{'rand. len':>10}{'steps/s':>9}")
+    print(f"{'level':<10}{'task':<46}{'expert':>8}{'exp. len':>9}{'random':>8}{'rand. len':>10}{'steps/s':>9}")
     start = time.perf_counter()
     measured: dict[str, tuple] = {}
     for level in imaginebench.LEVELS:
@@ -46,7 +46,7 @@ def main() -> None:
                 env = imaginebench.make("Libero-v0", level=level, task=task)
                 measured[task] = (measure(env, POLICIES["expert"], args.episodes, args.seed), measure(env, POLICIES["random"], args.random_episodes, args.seed))
             (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, _) = measured[task]
-            print(f"{level:<10}{task:<38}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}", flush=True)
+            print(f"{level:<10}{task:<46}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}", flush=True)
     print(f"lowest expert success {min(m[0][0] for m in measured.values()):.0%} (need >= 90%); highest random {max(m[1][0] for m in measured.values()):.0%} (need <= 20%)")
     print(f"took {time.perf_counter() - start:.1f} s")
 
