@@ -6,6 +6,7 @@ import pytest
 
 from imaginebench.envs.libero import DOMAIN
 from imaginebench.envs.libero.layout import EEF, STATE_DIM, position
+from tests.envs.expert_episode import run_expert
 
 
 def test_without_the_extra_the_env_names_the_install_command():
@@ -24,17 +25,6 @@ def envs():
     import imaginebench
 
     return imaginebench.make("Libero-v0", level="train"), imaginebench.make("Libero-v0", level="easy")
-
-
-def run_expert(env, seed: int, task: str):
-    expert = DOMAIN.expert()
-    obs, _ = env.reset(seed=seed, options={"task": task})
-    states, done = [obs["state"]], False
-    while not done:
-        obs, reward, terminated, truncated, info = env.step(expert(env))
-        states.append(obs["state"])
-        done = terminated or truncated
-    return np.stack(states), info
 
 
 def test_reset_gives_the_44_number_state_deterministically(envs):
@@ -80,7 +70,7 @@ def test_envs_sharing_the_simulator_do_not_disturb_each_other(envs):
 @pytest.mark.parametrize(("level", "task"), [("train", "pick-cheese"), ("easy", "pick-and-place-soup")])
 def test_expert_succeeds_and_success_flags_agree(envs, level, task):
     env = envs[0] if level == "train" else envs[1]
-    states, info = run_expert(env, seed=0, task=task)
+    states, info = run_expert(DOMAIN, env, seed=0, task=task)
     assert info["is_success"] and len(states) < 300
     flags = env.success_flags(states)
     assert flags[-1] and not flags[:-1].any()

@@ -8,6 +8,7 @@ from imaginebench.envs.metaworld import DOMAIN
 from imaginebench.envs.metaworld.env import STATE_TOLERANCE
 from imaginebench.envs.metaworld.layout import ENTITIES, STATE_DIM, entity_present, entity_slice
 from imaginebench.envs.metaworld.tasks import TASKS
+from tests.envs.expert_episode import run_expert
 
 pytestmark = pytest.mark.filterwarnings("ignore:Constant")  # the package's policies warn about their own gains
 
@@ -17,17 +18,6 @@ def train_env():
     env = imaginebench.make("MetaWorld-v0", level="train")
     yield env
     env.close()
-
-
-def run_expert(env, seed: int, task: str):
-    expert = DOMAIN.expert()
-    obs, _ = env.reset(seed=seed, options={"task": task})
-    states, done = [obs["state"]], False
-    while not done:
-        obs, reward, terminated, truncated, info = env.step(expert(env))
-        states.append(obs["state"])
-        done = terminated or truncated
-    return np.stack(states), info
 
 
 def test_observation_holds_the_task_entities_and_one_distractor(train_env):
@@ -74,7 +64,7 @@ def test_action_moves_the_hand_and_closes_the_gripper(train_env):
 
 @pytest.mark.parametrize("task", ["button-press", "door-unlock"])
 def test_expert_succeeds_and_success_flags_agree(train_env, task):
-    states, info = run_expert(train_env, seed=0, task=task)
+    states, info = run_expert(DOMAIN, train_env, seed=0, task=task)
     assert info["is_success"]
     flags = train_env.success_flags(states)
     assert flags[-1] and not flags[:-1].any()  # the episode ends at its first success
@@ -84,14 +74,14 @@ def test_expert_succeeds_and_success_flags_agree(train_env, task):
 def test_our_checks_agree_with_the_package_on_expert_rollouts(train_env):
     """The layout checks restate the package's ``evaluate_state``: compare them on the end state."""
     for task in ("reach", "window-open", "coffee-button"):
-        states, info = run_expert(train_env, seed=1, task=task)
+        states, info = run_expert(DOMAIN, train_env, seed=1, task=task)
         _, package_info = train_env.sim.evaluate_state(train_env.sim._get_obs(), np.zeros(4))
         assert bool(package_info["success"]) == info["is_success"] is True, task
 
 
 def test_make_coffee_switches_target_after_the_mug_stage():
     env = imaginebench.make("MetaWorld-v0", level="hard", task="make-coffee")
-    states, info = run_expert(env, seed=0, task="make-coffee")
+    states, info = run_expert(DOMAIN, env, seed=0, task="make-coffee")
     assert info["is_success"] and env.stage == 2
     targets = np.unique(states[:, 4:7].round(6), axis=0)
     assert len(targets) == 2 and abs(targets[:, 2].max() - targets[:, 2].min()) > 0.2  # mug goal on the table, button up on the machine
