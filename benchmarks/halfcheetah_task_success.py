@@ -16,10 +16,9 @@ from typing import Callable
 
 import numpy as np
 
-import imaginebench
 from imaginebench.envs.halfcheetah import DOMAIN
 
-from policy_rollouts import PolicyFactory, measure_task  # benchmarks/ is on sys.path when a script in it runs
+from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 
 def random_policy(seed: int, episode: int) -> Callable:
@@ -43,13 +42,10 @@ def main() -> None:
     print(f"{'level':<10}{'task':<24}{'expert':>8}{'exp. len':>9}{'random':>8}{'zero':>8}{'steps/s':>9}")
     start = time.perf_counter()
     measured: dict[str, dict] = {}
-    for level in imaginebench.LEVELS:
-        for task in DOMAIN.tasks[level]:
-            if task not in measured:
-                measured[task] = measure_task(DOMAIN.env_id, level, task, POLICIES, args.episodes, args.seed)
-            r = measured[task]
-            (exp_sr, exp_len, exp_speed), rnd, zero = r["expert"], r["random"], r["zero"]
-            print(f"{level:<10}{task:<24}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}", flush=True)
+    for level, task, r in measure_every_task(DOMAIN, POLICIES, args.episodes, args.seed):
+        measured[task] = r
+        (exp_sr, exp_len, exp_speed), rnd, zero = r["expert"], r["random"], r["zero"]
+        print(f"{level:<10}{task:<24}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}", flush=True)
     worst_expert = min(r["expert"][0] for r in measured.values())
     worst_chance = max(max(r["random"][0], r["zero"][0]) for r in measured.values())
     print(f"lowest expert success {worst_expert:.0%} (need >= 90%); highest random/zero success {worst_chance:.0%} (need <= 20%)")

@@ -16,10 +16,9 @@ from typing import Callable
 
 import numpy as np
 
-import imaginebench
 from imaginebench.envs.libero import DOMAIN
 
-from policy_rollouts import PolicyFactory, measure  # benchmarks/ is on sys.path when a script in it runs
+from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 
 def random_policy(seed: int, episode: int) -> Callable:
@@ -39,15 +38,13 @@ def main() -> None:
     print(f"Libero-v0, {args.episodes} expert / {args.random_episodes} random episodes per task, seed {args.seed}")
     print(f"{'level':<10}{'task':<46}{'expert':>8}{'exp. len':>9}{'random':>8}{'rand. len':>10}{'steps/s':>9}")
     start = time.perf_counter()
-    measured: dict[str, tuple] = {}
-    for level in imaginebench.LEVELS:
-        for task in DOMAIN.tasks[level]:
-            if task not in measured:  # envs are cheap to make: every Libero-v0 env of a process shares one simulator
-                env = imaginebench.make("Libero-v0", level=level, task=task)
-                measured[task] = (measure(env, POLICIES["expert"], args.episodes, args.seed), measure(env, POLICIES["random"], args.random_episodes, args.seed))
-            (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, _) = measured[task]
-            print(f"{level:<10}{task:<46}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}", flush=True)
-    print(f"lowest expert success {min(m[0][0] for m in measured.values()):.0%} (need >= 90%); highest random {max(m[1][0] for m in measured.values()):.0%} (need <= 20%)")
+    measured: dict[str, dict] = {}
+    episodes = {"expert": args.episodes, "random": args.random_episodes}
+    for level, task, r in measure_every_task(DOMAIN, POLICIES, episodes, args.seed):  # every Libero-v0 env of a process shares one simulator
+        measured[task] = r
+        (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, _) = r["expert"], r["random"]
+        print(f"{level:<10}{task:<46}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}", flush=True)
+    print(f"lowest expert success {min(r['expert'][0] for r in measured.values()):.0%} (need >= 90%); highest random {max(r['random'][0] for r in measured.values()):.0%} (need <= 20%)")
     print(f"took {time.perf_counter() - start:.1f} s")
 
 

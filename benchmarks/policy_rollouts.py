@@ -7,6 +7,7 @@ Episode ``k`` of a task uses reset seed ``seed + k``; a policy is built fresh pe
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Mapping
 from typing import Callable
 
 import numpy as np
@@ -44,11 +45,29 @@ def uniform_discrete(num_actions: int) -> PolicyFactory:
     return make_policy
 
 
-def measure_task(env_id: str, level: str, task: str, policies: dict[str, PolicyFactory], episodes: int, seed: int) -> dict[str, tuple[float, float, float]]:
-    """policy name → :func:`measure` on one task of one level."""
+def measure_task(
+    env_id: str, level: str, task: str, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int
+) -> dict[str, tuple[float, float, float]]:  # fmt: skip
+    """policy name → :func:`measure` on one task of one level (``episodes``: per policy, or one count for all)."""
     import imaginebench
 
     env = imaginebench.make(env_id, level=level, task=task)
-    results = {name: measure(env, make_policy, episodes, seed) for name, make_policy in policies.items()}
+    counts = episodes if isinstance(episodes, Mapping) else dict.fromkeys(policies, episodes)
+    results = {name: measure(env, make_policy, counts[name], seed) for name, make_policy in policies.items()}
     env.close()
     return results
+
+
+def measure_every_task(
+    domain, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int
+) -> Iterator[tuple[str, str, dict[str, tuple[float, float, float]]]]:  # fmt: skip
+    """``(level, task, policy name → measure)`` for every level's tasks; a task that several levels
+    share (train and rephrase differ only in wording) is played once."""
+    import imaginebench
+
+    measured: dict[str, dict] = {}
+    for level in imaginebench.LEVELS:
+        for task in domain.tasks[level]:
+            if task not in measured:
+                measured[task] = measure_task(domain.env_id, level, task, policies, episodes, seed)
+            yield level, task, measured[task]

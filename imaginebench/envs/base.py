@@ -86,3 +86,13 @@ class ImagineBenchEnv(gym.Env):
         from imaginebench.datasets.legacy import get_dataset
 
         return get_dataset(self.env_id, level or self.level, data_dir=data_dir)
+
+
+def malformed(values: np.ndarray, state_dim: int) -> list[str]:
+    """Why ``values`` is not a state at all (wrong size, non-finite numbers): the first check of
+    every domain's ``state_violations``; empty when it is well formed."""
+    if values.shape != (state_dim,):
+        return [f"state has shape {values.shape}, expected ({state_dim},)"]
+    if not np.all(np.isfinite(values)):
+        return ["state has non-finite numbers"]
+    return []

@@ -13,6 +13,8 @@ from typing import Mapping
 import numpy as np
 from minigrid.core.constants import COLOR_NAMES, COLOR_TO_IDX, IDX_TO_COLOR, IDX_TO_OBJECT, OBJECT_TO_IDX
 
+from imaginebench.envs.base import malformed
+
 Pos = tuple[int, int]
 
 OBJECTS: tuple[str, ...] = ("ball", "box", "key")
@@ -129,10 +131,8 @@ def state_violations(state: np.ndarray) -> list[str]:
     whose position is then (0, 0).
     """
     values = np.asarray(state, dtype=np.float64).reshape(-1)
-    if values.shape != (STATE_DIM,):
-        return [f"state has {values.size} numbers, expected {STATE_DIM}"]
-    if not np.all(np.isfinite(values)):
-        return ["non-finite value"]
+    if reasons := malformed(values, STATE_DIM):
+        return reasons
     reasons = [f"{name}={v:g} is not a whole number" for name, v in zip(STATE_FIELDS, values) if abs(v - round(v)) > 1e-3]
     if reasons:
         return reasons

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from imaginebench.envs.base import malformed
+
 COLORS: tuple[str, ...] = ("red", "blue", "green", "purple", "cyan")
 """Ball colours by index, as in the original (0 red, 1 blue, 2 green, 3 purple, 4 cyan)."""
 NUM_BALLS = len(COLORS)
@@ -76,10 +78,8 @@ def state_violations(state: np.ndarray) -> list[str]:
     centres at least two radii apart (balls never overlap), up to :data:`LEGALITY_SLACK`.
     """
     values = np.asarray(state, dtype=np.float64).reshape(-1)
-    if values.shape != (STATE_DIM,):
-        return [f"state has {values.size} numbers, expected {STATE_DIM}"]
-    if not np.all(np.isfinite(values)):
-        return ["non-finite value"]
+    if reasons := malformed(values, STATE_DIM):
+        return reasons
     positions = positions_of(values)
     reasons = []
     for color, (x, y) in zip(COLORS, positions):

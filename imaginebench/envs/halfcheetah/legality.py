@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from imaginebench.envs.base import malformed
 from imaginebench.envs.halfcheetah.layout import DT, DX, JOINTS, STATE_DIM, VELOCITIES, Z
 
 JOINT_RANGES = np.array([[-0.52, 1.05], [-0.785, 0.785], [-0.4, 0.785], [-1.0, 0.7], [-1.2, 0.87], [-0.5, 0.5]])
@@ -32,10 +33,8 @@ STATE_TOLERANCE = 0.01
 def state_violations(state: np.ndarray) -> list[str]:
     """Reasons ``state`` cannot occur; empty when it is legal."""
     state = np.asarray(state, dtype=np.float64)
-    if state.shape != (STATE_DIM,):
-        return [f"state has shape {state.shape}, expected ({STATE_DIM},)"]
-    if not np.all(np.isfinite(state)):
-        return ["state has non-finite numbers"]
+    if reasons := malformed(state, STATE_DIM):
+        return reasons
     reasons = []
     if abs(state[DX]) > MAX_SPEED * DT:
         reasons.append(f"displacement {state[DX]:.3f} m in one step exceeds {MAX_SPEED * DT:.2f}")

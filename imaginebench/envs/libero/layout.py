@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from imaginebench.envs.base import malformed
+
 STATE_DIM = 44
 JOINTS = slice(0, 7)
 EEF = slice(7, 10)
@@ -50,10 +52,8 @@ def state_violations(state: np.ndarray) -> list[str]:
     """Why a 44-number state cannot occur: non-finite numbers, non-unit quaternions, objects under the
     floor or off it, fingers out of their travel."""
     state = np.asarray(state, dtype=np.float64)
-    if state.shape != (STATE_DIM,):
-        return [f"state has shape {state.shape}, expected ({STATE_DIM},)"]
-    if not np.all(np.isfinite(state)):
-        return ["non-finite numbers"]
+    if reasons := malformed(state, STATE_DIM):
+        return reasons
     reasons = []
     quaternions = {"eef": state[EEF_QUAT], **{name: state[entity_slice(name)][3:] for name in ENTITIES}}
     reasons += [f"{name} quaternion is not unit" for name, q in quaternions.items() if abs(np.linalg.norm(q) - 1.0) > 0.02]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from imaginebench.envs.base import malformed
+
 GRIPPER = slice(0, 3)
 """Hand (end-effector body) position."""
 GRIPPER_OPENING = 3
@@ -76,10 +78,8 @@ def state_violations(state: np.ndarray) -> list[str]:
     """Why ``state`` cannot occur: hand outside the workspace, gripper opening outside [0, 1],
     a present entity below the table or with a non-unit quaternion, a non-finite number."""
     state = np.asarray(state, dtype=np.float64)
-    if state.shape != (STATE_DIM,):
-        return [f"state has shape {state.shape}, expected ({STATE_DIM},)"]
-    if not np.all(np.isfinite(state)):
-        return ["state has non-finite numbers"]
+    if reasons := malformed(state, STATE_DIM):
+        return reasons
     reasons = []
     hand = state[GRIPPER]
     if np.any(hand < WORKSPACE_LOW - LEGALITY_MARGIN) or np.any(hand > WORKSPACE_HIGH + LEGALITY_MARGIN):

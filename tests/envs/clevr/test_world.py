@@ -62,10 +62,10 @@ def test_balls_outside_the_walls_or_overlapping_are_illegal(ball, position, reas
 
 
 def test_malformed_states_are_illegal():
-    assert state_violations(np.zeros(9)) == ["state has 9 numbers, expected 10"]
+    assert state_violations(np.zeros(9)) == ["state has shape (9,), expected (10,)"]
     bad = state_of(LAYOUT)
     bad[3] = np.nan
-    assert state_violations(bad) == ["non-finite value"]
+    assert state_violations(bad) == ["state has non-finite numbers"]
 
 
 @settings(max_examples=30, deadline=None)
