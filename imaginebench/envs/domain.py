@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from imaginebench.env_spec import EnvSpec
+from imaginebench.levels import resolve_level
 
 if TYPE_CHECKING:
     from imaginebench.envs.base import ImagineBenchEnv
@@ -47,3 +48,16 @@ class Domain:
             num_actions=self.num_actions,
             action_dim=self.action_dim,
         )
+
+
+def tabled_instruction_texts(
+    level_tasks: Mapping[str, tuple[str, ...]], phrasings: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]]
+) -> Callable[[str], list[str]]:  # fmt: skip
+    """``Domain.instruction_texts`` for a domain whose instructions are a fixed table
+    level → task → phrasings: the level's tasks' phrasings in order, each text once."""
+
+    def instruction_texts(level: str) -> list[str]:
+        level = resolve_level(level)
+        return list(dict.fromkeys(text for task in level_tasks[level] for text in phrasings[level][task]))
+
+    return instruction_texts

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from imaginebench.envs.domain import Domain
+from imaginebench.envs.domain import Domain, tabled_instruction_texts
 from imaginebench.envs.halfcheetah.env import HalfCheetahEnv
 from imaginebench.envs.halfcheetah.expert import HalfCheetahExpert
 from imaginebench.envs.halfcheetah.layout import STATE_DIM
 from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
 from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, SkillTrainingEnv
 from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASKS
-from imaginebench.levels import resolve_level
 
 EXPERT_DIR = Path(__file__).resolve().parents[3] / "assets" / "Mujoco-v0" / "experts"
 """Skill-conditioned SAC actors (``imaginebench experts train --env Mujoco-v0 --skills ...``); ``expert.CHECKPOINTS`` says which acts for each skill."""
@@ -26,9 +25,7 @@ def skill_training_env(skills: tuple[str, ...]) -> SkillTrainingEnv:
     return SkillTrainingEnv(skills)
 
 
-def instruction_texts(level: str) -> list[str]:
-    level = resolve_level(level)
-    return list(dict.fromkeys(text for task in LEVEL_TASKS[level] for text in PHRASINGS[level][task]))
+instruction_texts = tabled_instruction_texts(LEVEL_TASKS, PHRASINGS)
 
 
 DOMAIN = Domain(

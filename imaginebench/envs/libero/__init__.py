@@ -7,17 +7,14 @@ success checks import without it, and the env factory says how to install it whe
 
 from __future__ import annotations
 
-from imaginebench.envs.domain import Domain
+from imaginebench.envs.domain import Domain, tabled_instruction_texts
 from imaginebench.envs.libero.layout import STATE_DIM
 from imaginebench.envs.libero.phrasings import PHRASINGS
 from imaginebench.envs.libero.simulator import require_libero
 from imaginebench.envs.libero.tasks import LEVEL_TASKS, TASKS
-from imaginebench.levels import resolve_level
 
 
-def instruction_texts(level: str) -> list[str]:
-    level = resolve_level(level)
-    return list(dict.fromkeys(text for task in LEVEL_TASKS[level] for text in PHRASINGS[level][task]))
+instruction_texts = tabled_instruction_texts(LEVEL_TASKS, PHRASINGS)
 
 
 def make_env(**kwargs):

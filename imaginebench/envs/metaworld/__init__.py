@@ -7,18 +7,15 @@ when ``MetaWorld-v0`` is asked for. (All imports are absolute: this package is n
 
 from __future__ import annotations
 
-from imaginebench.envs.domain import Domain
+from imaginebench.envs.domain import Domain, tabled_instruction_texts
 from imaginebench.envs.metaworld.env import MetaWorldEnv
 from imaginebench.envs.metaworld.expert import MetaWorldExpert
 from imaginebench.envs.metaworld.layout import STATE_DIM
 from imaginebench.envs.metaworld.phrasings import PHRASINGS
 from imaginebench.envs.metaworld.tasks import LEVEL_TASKS, TASKS
-from imaginebench.levels import resolve_level
 
 
-def instruction_texts(level: str) -> list[str]:
-    level = resolve_level(level)
-    return list(dict.fromkeys(text for task in LEVEL_TASKS[level] for text in PHRASINGS[level][task]))
+instruction_texts = tabled_instruction_texts(LEVEL_TASKS, PHRASINGS)
 
 
 DOMAIN = Domain(
