@@ -15,6 +15,7 @@ import torch
 from tensordict import TensorDict
 from torchrl.data import LazyTensorStorage, TensorDictReplayBuffer
 
+from imaginebench.datasets import Transitions
 from imaginebench.datasets.episodes import SOURCES
 
 SOURCE_REAL = SOURCES.index("real")
@@ -22,11 +23,29 @@ SOURCE_IMAGINARY = SOURCES.index("imaginary")
 MixMode = Literal["ratio", "concat"]
 
 
-def transition_buffer(transitions: TensorDict, generator: torch.Generator) -> TensorDictReplayBuffer:
-    """A uniform-sampling buffer holding exactly ``transitions``."""
-    buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(transitions.shape[0]), generator=generator)
-    buffer.extend(transitions)
-    return buffer
+class SourceBuffer:
+    """One source's transitions in a uniform-sampling TorchRL buffer; drawn rows get their instruction
+    embeddings (see :class:`~imaginebench.datasets.Transitions`) and a ``source`` column."""
+
+    def __init__(self, transitions: Transitions, source: int, generator: torch.Generator) -> None:
+        self.transitions = transitions
+        self.source = source
+        self.buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(len(transitions)), generator=generator)
+        self.buffer.extend(transitions.rows)
+
+    def __len__(self) -> int:
+        return len(self.buffer)
+
+    def sample(self, count: int) -> TensorDict:
+        return self._complete(self.buffer.sample(count))
+
+    def every_row(self) -> TensorDict:
+        return self._complete(self.buffer[:])
+
+    def _complete(self, rows: TensorDict) -> TensorDict:
+        rows = self.transitions.with_embeddings(rows.exclude("index"))  # the buffer's own bookkeeping
+        rows["source"] = torch.full(rows.shape, self.source, dtype=torch.int64)
+        return rows
 
 
 class MixedSampler:
@@ -40,8 +59,8 @@ class MixedSampler:
 
     def __init__(
         self,
-        real: TensorDict | None,
-        imaginary: TensorDict | None,
+        real: Transitions | None,
+        imaginary: Transitions | None,
         mix_mode: MixMode = "ratio",
         mix_ratio_real: float = 0.5,
         seed: int | Sequence[int] = 0,
@@ -66,8 +85,8 @@ class MixedSampler:
         self.mix_ratio_real = mix_ratio_real
         self._generators = [torch.Generator() for _ in range(3)]
         real_gen, imaginary_gen, self._split_generator = self._generators
-        self.real = transition_buffer(real, real_gen) if _has_rows(real) else None
-        self.imaginary = transition_buffer(imaginary, imaginary_gen) if _has_rows(imaginary) else None
+        self.real = SourceBuffer(real, SOURCE_REAL, real_gen) if _has_rows(real) else None
+        self.imaginary = SourceBuffer(imaginary, SOURCE_IMAGINARY, imaginary_gen) if _has_rows(imaginary) else None
         self.reseed(seed)
 
     def reseed(self, seed: int | Sequence[int]) -> None:
@@ -87,14 +106,13 @@ class MixedSampler:
     def sample(self, batch_size: int) -> TensorDict:
         """One batch of ``batch_size`` transitions with an int64 ``source`` column."""
         num_real = self.num_real(batch_size)
-        parts = []
-        for buffer, count, source in ((self.real, num_real, SOURCE_REAL), (self.imaginary, batch_size - num_real, SOURCE_IMAGINARY)):
-            if count:
-                part = buffer.sample(count).exclude("index")
-                part["source"] = torch.full((count,), source, dtype=torch.int64)
-                parts.append(part)
-        return torch.cat(parts)
+        parts = [buffer.sample(count) for buffer, count in ((self.real, num_real), (self.imaginary, batch_size - num_real)) if count]
+        return parts[0] if len(parts) == 1 else torch.cat(parts)
+
+    def every_row(self) -> TensorDict:
+        """All transitions of both sources, real first, in the layout of :meth:`sample`."""
+        return torch.cat([buffer.every_row() for buffer in (self.real, self.imaginary) if buffer is not None])
 
 
-def _has_rows(transitions: TensorDict | None) -> bool:
-    return transitions is not None and transitions.shape[0] > 0
+def _has_rows(transitions: Transitions | None) -> bool:
+    return transitions is not None and len(transitions) > 0

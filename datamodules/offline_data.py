@@ -13,7 +13,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from datamodules.mixing import MixedSampler, MixMode
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
-from imaginebench.datasets import DatasetError, EpisodeDataset, concat_datasets, load_episodes, to_transitions
+from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, concat_datasets, load_episodes, to_transitions
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
 from imaginebench.registry import get_domain
@@ -172,13 +172,13 @@ class OfflineDataModule(LightningDataModule):
         rows = torch.isin(dataset.steps["episode_id"], torch.tensor(kept))
         return EpisodeDataset(dataset.steps[rows], dataset.instruction_texts, dataset.instruction_embeddings, dataset.metadata, dataset.path)
 
-    def _transitions(self, dataset: EpisodeDataset | None) -> TensorDict | None:
+    def _transitions(self, dataset: EpisodeDataset | None) -> Transitions | None:
         """Transitions with ``task_id`` re-indexed into :attr:`tasks`."""
         if dataset is None:
             return None
         transitions = to_transitions(dataset)
         task_index = torch.tensor([self.tasks.index(task) for task in dataset.tasks], dtype=torch.int64)
-        transitions["task_id"] = task_index[transitions["task_id"]]
+        transitions.rows["task_id"] = task_index[transitions.rows["task_id"]]
         return transitions
 
     def _epoch(self) -> Iterator[TensorDict]:

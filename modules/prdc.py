@@ -66,10 +66,8 @@ class PRDC(TD3BC):
     def setup(self, stage: str) -> None:
         super().setup(stage)  # normalisation statistics first: the keys use them
         datamodule = self._trainer.datamodule if self._trainer is not None else None
-        buffers = [getattr(datamodule.sampler, source, None) for source in ("real", "imaginary")] if datamodule is not None else []
-        transitions = [buffer[:] for buffer in buffers if buffer is not None]
-        if stage == "fit" and transitions:
-            dataset = torch.cat(transitions)
+        if stage == "fit" and getattr(datamodule, "sampler", None) is not None:
+            dataset = datamodule.sampler.every_row()
             dataset["state"] = self.normalize(dataset["state"])
             self.index_dataset(dataset)
 

@@ -8,7 +8,7 @@ from imaginebench.datasets.episodes import (
     load_episodes,
     write_episodes,
 )
-from imaginebench.datasets.transitions import to_transitions
+from imaginebench.datasets.transitions import Transitions, to_transitions
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -16,6 +16,7 @@ __all__ = [
     "EpisodeDataset",
     "concat_datasets",
     "load_episodes",
+    "Transitions",
     "to_transitions",
     "write_episodes",
 ]

@@ -46,7 +46,7 @@ def test_concat_mode_is_uniform_over_the_union():
     batch_size, num_batches = 256, 100
     batches = [sampler.sample(batch_size) for _ in range(num_batches)]
     real_counts = torch.tensor([float((b["source"] == SOURCE_REAL).sum()) for b in batches])
-    share = REAL.shape[0] / (REAL.shape[0] + IMAGINARY.shape[0])  # 0.75; std of the mean share ≈ 0.003
+    share = len(REAL) / (len(REAL) + len(IMAGINARY))  # 0.75; std of the mean share ≈ 0.003
     assert abs(real_counts.sum().item() / (batch_size * num_batches) - share) < 0.01
     # the split is drawn per batch: binomial variance, not a fixed count
     assert 0.6 < real_counts.var().item() / (batch_size * share * (1 - share)) < 1.5
@@ -54,7 +54,7 @@ def test_concat_mode_is_uniform_over_the_union():
         assert_rows_match_origin(batch)
     # every real row is reachable (64 draws per row on average)
     rows = torch.cat([b["state"][b["source"] == SOURCE_REAL, 1] for b in batches]).long()
-    assert torch.bincount(rows, minlength=REAL.shape[0]).min() > 0
+    assert torch.bincount(rows, minlength=len(REAL)).min() > 0
 
 
 @pytest.mark.parametrize("mix_mode", ["ratio", "concat"])
@@ -96,3 +96,13 @@ def test_ratio_outside_unit_interval_is_rejected(mix_ratio_real):
 def test_unknown_mix_mode_is_rejected():
     with pytest.raises(ValueError, match="mix_mode must be"):
         MixedSampler(REAL, IMAGINARY, "shuffle")  # type: ignore[arg-type]
+
+
+def test_every_row_gives_each_transition_once_with_its_instruction_embedding():
+    rows = MixedSampler(REAL, IMAGINARY, "ratio", 0.5).every_row()
+    assert set(rows.keys(include_nested=True, leaves_only=True)) == BATCH_KEYS
+    assert rows.shape[0] == len(REAL) + len(IMAGINARY)
+    assert_rows_match_origin(rows)
+    expected = torch.cat([source.instruction_embeddings[source.rows["instruction_id"]] for source in (REAL, IMAGINARY)])
+    assert torch.equal(rows["instruction_embedding"], expected)
+    assert torch.equal(rows["next", "instruction_embedding"], expected)

@@ -84,10 +84,13 @@ def test_transitions_bootstrap_through_truncation_only():
     dataset = synthetic("real", [2, 3])
     dataset.steps["truncated"][1] = True
     dataset.steps["terminated"][1] = False
-    td = to_transitions(dataset)
+    transitions = to_transitions(dataset)
+    td = transitions.with_embeddings(transitions.rows)
     assert td["next", "done"][:, 0].tolist() == [False, True, False, False, True]
     assert td["next", "terminated"][:, 0].tolist() == [False, False, False, False, True]
-    assert torch.equal(td["instruction_embedding"], dataset.instruction_embeddings[dataset.steps["instruction_id"]])
+    expected = dataset.instruction_embeddings[dataset.steps["instruction_id"]]
+    assert torch.equal(td["instruction_embedding"], expected) and torch.equal(td["next", "instruction_embedding"], expected)
+    assert "instruction_id" not in td.keys()
 
 
 def test_padded_arrays_match_the_original_layout():
