@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from datamodules.offline_data import OfflineDataModule
+from datamodules.statistics import mean_and_std
 from imaginebench.datasets import load_episodes
 from imaginebench.evaluation import evaluate_level
 from imaginebench.storage import atomic_write_text
@@ -39,8 +40,23 @@ WARMUP_STEPS = 10
 HIDDEN = [256, 256]
 
 
-def d3rlpy_config(name: str, discrete: bool, batch_size: int):
-    """d3rlpy's config set to our modules' defaults (``None``: d3rlpy has no such variant)."""
+def state_scaler(path: str) -> d3rlpy.preprocessing.StandardObservationScaler:
+    """d3rlpy's scaler set to what our modules do: the state standardised with the real data's
+    statistics, the instruction embedding left as it is. Fitted by d3rlpy, it would standardise
+    the embedding too, and with 10 distinct instructions that blows 384 near-constant dimensions up
+    to unit scale."""
+    episodes = load_episodes(path)
+    mean, std = mean_and_std(episodes.steps["state"])
+    embedding_dim = episodes.metadata["embedding_dim"]
+    eps = d3rlpy.preprocessing.StandardObservationScaler().eps  # d3rlpy divides by std + eps
+    return d3rlpy.preprocessing.StandardObservationScaler(
+        mean=np.concatenate([mean.numpy(), np.zeros(embedding_dim)]), std=np.concatenate([std.numpy() - eps, np.full(embedding_dim, 1.0 - eps)]),
+    )  # fmt: skip
+
+
+def d3rlpy_config(name: str, discrete: bool, batch_size: int, scaler=None):
+    """d3rlpy's config set to our modules' defaults (``None``: d3rlpy has no such variant);
+    ``scaler`` (continuous only) is :func:`state_scaler`."""
     encoder = d3rlpy.models.VectorEncoderFactory(HIDDEN)
     if discrete:
         configs = {
@@ -54,7 +70,6 @@ def d3rlpy_config(name: str, discrete: bool, batch_size: int):
             ),
         }
     else:
-        scaler = d3rlpy.preprocessing.StandardObservationScaler()
         common = {"batch_size": batch_size, "observation_scaler": scaler, "actor_encoder_factory": encoder, "critic_encoder_factory": encoder}
         configs = {
             "BC": lambda: d3rlpy.algos.BCConfig(batch_size=batch_size, learning_rate=1e-3, encoder_factory=encoder, observation_scaler=scaler),
@@ -109,7 +124,8 @@ def train_ours(name: str, args, seed: int) -> tuple[object, float]:
 
 def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool) -> tuple[object, float]:
     d3rlpy.seed(seed)
-    algo = d3rlpy_config(name, discrete, args.batch_size).create(device="cpu:0")
+    scaler = None if discrete else state_scaler(args.data)
+    algo = d3rlpy_config(name, discrete, args.batch_size, scaler).create(device="cpu:0")
     marks = {}
 
     def mark(algo, epoch: int, step: int) -> None:
