@@ -108,6 +108,10 @@ def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
     )
 
 
+def is_discrete(path: str) -> bool:
+    return load_episodes(path).metadata["action_kind"] == "discrete"
+
+
 def train_ours(name: str, args, seed: int) -> tuple[object, float]:
     pl.seed_everything(seed, verbose=False)
     data = OfflineDataModule(args.env, real=[args.data], mix_ratio_real=1.0, batch_size=args.batch_size, batches_per_epoch=args.steps, seed=seed, evaluation_batches=1)
@@ -162,7 +166,7 @@ def main() -> None:
                         help="rerun one side only; the other side's stored runs with the same settings are kept")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    discrete = load_episodes(args.data).metadata.get("action_kind", None) == "discrete" or args.env in ("BabyAI-v0", "Ball-v0")
+    discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
     results_path = Path(__file__).parent / "results" / f"peer_{args.env}.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
