@@ -40,10 +40,14 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
         expert = domain.expert()
         obs, info = env.reset(seed=episode_seed(seed, index), options={"task": tasks[index % len(tasks)]})
         instruction_id = texts.setdefault(info["instruction"], len(texts))
+        noise = np.random.default_rng([seed, index])
         done, t = False, 0
         while not done:
             action = expert(env)
-            next_obs, reward, terminated, truncated, info = env.step(action)
+            executed = action
+            if domain.collect_action_noise:
+                executed = np.clip(action + domain.collect_action_noise * noise.standard_normal(np.shape(action)), -1.0, 1.0).astype(np.float32)
+            next_obs, reward, terminated, truncated, info = env.step(executed)
             for key, value in (
                 ("state", obs["state"]), ("next_state", next_obs["state"]), ("action", action),
                 ("reward", reward), ("terminated", terminated), ("truncated", truncated),
@@ -53,7 +57,8 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
                 rows[key].append(value)
             obs, done, t = next_obs, terminated or truncated, t + 1
     env.close()
-    return build_dataset(env_id, level, env.instructions, rows, list(texts), "real", {"kind": "expert", "seed": seed})
+    generator = {"kind": "expert", "seed": seed, "action_noise": domain.collect_action_noise}
+    return build_dataset(env_id, level, env.instructions, rows, list(texts), "real", generator)
 
 
 def new_rows() -> dict[str, list]:

@@ -39,6 +39,11 @@ class Domain:
     evaluation_starts: Callable[[str, str], list[dict]] | None = None
     """``(level, task) → reset options`` of a stored evaluation set, one per episode; evaluation
     then starts episode ``k`` from entry ``k`` instead of from reset seeds (``None``: seeds only)."""
+    collect_action_noise: float = 0.0
+    """Standard deviation of Gaussian noise added to the action the env executes while collecting
+    expert data (continuous actions; DART, Laskey et al. 2017): the data then cover the states a
+    learner's small errors lead to, and the recorded action stays the expert's clean one (so a
+    transition's next state follows the executed action, not the recorded one)."""
 
     def spec(self, embedding_dim: int) -> EnvSpec:
         return EnvSpec(

@@ -4,8 +4,8 @@
   collision-free floor positions (shared by every task that starts from a pick).
 * ``place_<object>``: the open gripper around the object, reached by running the expert's
   approach from a pick start.
-* ``basket_<object>``: the object lying in the basket with the arm back up, reached by running the
-  expert's pick-and-place from a pick start.
+* ``basket_<object>``: the object lying in the basket with the open hand above it, reached by
+  running the expert's pick-and-place from a pick start.
 
 Each row is a :class:`~imaginebench.envs.libero.simulator.Snapshot`. The banks ship as
 ``assets/Libero-v0/init_banks.npz``, made by ``python -m imaginebench.envs.libero.banks``.
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from imaginebench.envs.libero.layout import OBJECTS, SHORT
+from imaginebench.envs.libero.expert import CLOSE, HOVER, OPEN, LiberoExpert, gap, grasp_point
+from imaginebench.envs.libero.layout import EEF, OBJECTS, SHORT
 
 BANK_FILE = Path(__file__).resolve().parents[3] / "assets" / "Libero-v0" / "init_banks.npz"
 OBJECT_AREA = ((-0.24, 0.10), (-0.30, 0.06))
@@ -34,6 +35,10 @@ BASKET_GAP = 0.26
 """Smallest xy distance between an object and the basket's centre (outside it, with room to grasp)."""
 SETTLE_STEPS = 10
 OPEN_GRIPPER = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
+RAISE = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0])
+RELEASED_GAP = 0.07
+"""Finger gap beyond which a released object is clear of the opening fingers (fully open: 0.078):
+the hand waits for it before it rises."""
 
 
 def sample_layout(rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -72,7 +77,6 @@ def expert_bank(kind: str, obj: str, size: int, seed: int) -> np.ndarray:
     """Starts reached by the expert from pick starts: ``place`` (gripper open around ``obj``) or
     ``basket`` (``obj`` released in the basket, arm raised). Failed attempts are skipped."""
     import imaginebench
-    from imaginebench.envs.libero.expert import LiberoExpert
 
     task = f"{'pick' if kind == 'place' else 'pick-and-place'}-{SHORT[obj]}"
     env = imaginebench.make("Libero-v0", level="train" if kind == "place" else "easy", task=task)
@@ -89,13 +93,18 @@ def expert_bank(kind: str, obj: str, size: int, seed: int) -> np.ndarray:
 
 def _run_to_start(env, expert, kind: str) -> bool:
     """Step the expert until the start of ``kind`` is reached: place, at the grasp point just before
-    the fingers close (two waypoints left: close, lift); basket, the object released in the basket
-    and the arm back up (the plan's last waypoint reached after success)."""
-    solved = False
+    the fingers close (the expert's first closing command); basket, once the task is solved and the
+    expert lets go, the fingers opened fully and the hand raised straight up to the hover height."""
+    solved, released, obj = False, False, env.spec_task.start_object
     for _ in range(env.horizon):
-        action = expert(env)
-        if (kind == "place" and expert.waypoints_left == 2) or (kind == "basket" and solved and expert.arrived):
+        state, action = env.state(), expert(env)
+        if kind == "place" and action[-1] == CLOSE:
             return True  # before the action: the fingers have not started to close
+        released = released or (kind == "basket" and solved and action[-1] == OPEN)
+        if released:
+            if state[EEF][2] > grasp_point(state, obj)[2] + HOVER:
+                return True
+            action = RAISE if gap(state) > RELEASED_GAP else OPEN_GRIPPER
         _, _, terminated, _, _ = env.step(action)
         solved = solved or terminated
     return False

@@ -74,3 +74,31 @@ def test_expert_succeeds_and_success_flags_agree(envs, level, task):
     assert info["is_success"] and len(states) < 300
     flags = env.success_flags(states)
     assert flags[-1] and not flags[:-1].any()
+
+
+def test_collected_data_record_the_clean_expert_action_of_each_state(envs, monkeypatch):
+    """Collection executes the expert's action plus noise (DART) but records the expert's own action,
+    which is a function of the recorded state: the data a behaviour-cloning learner copies."""
+    import imaginebench.collect as collect
+    from imaginebench.envs.libero.expert import expert_action
+    from imaginebench.envs.libero.tasks import TASKS
+    from imaginebench.instructions.encoder import DEFAULT_ENCODER
+
+    executed, make = [], collect.make
+
+    def recording_make(*args, **kwargs):
+        env = make(*args, **kwargs)
+        step = env.step
+        env.step = lambda action: (executed.append(np.array(action)), step(action))[1]
+        return env
+
+    monkeypatch.setattr(collect, "make", recording_make)
+    data = collect.run_expert_episodes("Libero-v0", "train", range(1), seed=0, encoder=DEFAULT_ENCODER, pooling="mean")
+    steps = data.steps
+    states, actions = steps["state"].double().numpy(), steps["action"].numpy()
+    assert data.metadata["generator"]["action_noise"] == DOMAIN.collect_action_noise > 0
+    stage = TASKS[data.metadata["tasks"][int(steps["task_id"][0])]].stages[0]
+    relabelled = np.stack([expert_action(stage, s, states[0]) for s in states])
+    np.testing.assert_allclose(relabelled, actions, atol=1e-4)
+    noise = (np.stack(executed) - actions)[np.abs(np.stack(executed)) < 1.0]  # unclipped entries
+    assert 0.5 * DOMAIN.collect_action_noise < noise.std() < 1.5 * DOMAIN.collect_action_noise
