@@ -5,8 +5,8 @@
 
 Both sides train exactly as in ``peer_check.py`` (data sampling included, the first updates not
 timed) but without evaluation, and alternate run by run, so a change in machine load hits both.
-Prints the median over ``--repeats`` per algorithm and implementation and writes
-``benchmarks/results/peer_speed_<env>.json``. Run it on an otherwise idle machine: on a shared
+Prints the median over ``--repeats`` per algorithm and implementation; results accumulate per
+algorithm (a rerun replaces it) in ``benchmarks/results/peer_speed_<env>.json``. Run it on an otherwise idle machine: on a shared
 2-core CPU the figures move by a factor of two with the other jobs.
 """
 
@@ -37,6 +37,8 @@ def main() -> None:
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
     run = SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size)
+    path = Path(__file__).parent / "results" / f"peer_speed_{args.env}.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
     speeds: dict[str, dict[str, list[float]]] = {}
     for name in args.algorithms:
         for _ in range(args.repeats):
@@ -44,12 +46,13 @@ def main() -> None:
             if d3rlpy_config(name, discrete, args.batch_size) is not None:
                 speeds[name].setdefault("d3rlpy", []).append(train_d3rlpy(name, run, 0, dataset, discrete)[1])
         print(name, {implementation: f"{statistics.median(values):.1f}" for implementation, values in speeds[name].items()}, flush=True)
-    print(f"\n{args.env}, batch {args.batch_size}, 1 thread: median updates/s over {args.repeats} paired runs of {args.steps} updates")
-    print("| algorithm | ours | d3rlpy |\n|---|---|---|")
-    for name, entry in speeds.items():
-        print(f"| {name} | {statistics.median(entry['ours']):.1f} | {statistics.median(entry['d3rlpy']):.1f} |" if "d3rlpy" in entry else f"| {name} | {statistics.median(entry['ours']):.1f} | – |")
-    path = Path(__file__).parent / "results" / f"peer_speed_{args.env}.json"
-    atomic_write_text(json.dumps({"settings": vars(args), "updates_per_second": speeds}, indent=1), path)
+        results[name] = {"steps": args.steps, "batch_size": args.batch_size, "updates_per_second": speeds[name]}
+        atomic_write_text(json.dumps(results, indent=1), path)
+    print(f"\n{args.env}, 1 thread: median updates/s over paired runs (every algorithm measured so far)")
+    print("| algorithm | updates × batch | ours | d3rlpy |\n|---|---|---|---|")
+    for name, entry in results.items():
+        medians = {implementation: f"{statistics.median(values):.1f}" for implementation, values in entry["updates_per_second"].items()}
+        print(f"| {name} | {entry['steps']} × {entry['batch_size']} | {medians['ours']} | {medians.get('d3rlpy', '–')} |")
 
 
 if __name__ == "__main__":
