@@ -15,7 +15,7 @@ import torch
 from tensordict import TensorDict
 from torchrl.data import LazyTensorStorage, TensorDictReplayBuffer
 
-from imaginebench.datasets import Transitions
+from imaginebench.datasets import Transitions, with_instruction_embeddings
 from imaginebench.datasets.episodes import SOURCES
 
 SOURCE_REAL = SOURCES.index("real")
@@ -25,10 +25,11 @@ MixMode = Literal["ratio", "concat"]
 
 class SourceBuffer:
     """One source's transitions in a uniform-sampling TorchRL buffer; drawn rows get their instruction
-    embeddings (see :class:`~imaginebench.datasets.Transitions`) and a ``source`` column."""
+    embeddings (see :class:`~imaginebench.datasets.Transitions`) and a ``source`` column. Only the
+    buffer's copy of the rows is kept."""
 
     def __init__(self, transitions: Transitions, source: int, generator: torch.Generator) -> None:
-        self.transitions = transitions
+        self.instruction_embeddings = transitions.instruction_embeddings
         self.source = source
         self.buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(len(transitions)), generator=generator)
         self.buffer.extend(transitions.rows)
@@ -43,7 +44,7 @@ class SourceBuffer:
         return self._complete(self.buffer[:])
 
     def _complete(self, rows: TensorDict) -> TensorDict:
-        rows = self.transitions.with_embeddings(rows.exclude("index"))  # the buffer's own bookkeeping
+        rows = with_instruction_embeddings(rows.exclude("index"), self.instruction_embeddings)  # "index": the buffer's bookkeeping
         rows["source"] = torch.full(rows.shape, self.source, dtype=torch.int64)
         return rows
 

@@ -8,7 +8,7 @@ from imaginebench.datasets.episodes import (
     load_episodes,
     write_episodes,
 )
-from imaginebench.datasets.transitions import Transitions, to_transitions
+from imaginebench.datasets.transitions import Transitions, to_transitions, with_instruction_embeddings
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -18,5 +18,6 @@ __all__ = [
     "load_episodes",
     "Transitions",
     "to_transitions",
+    "with_instruction_embeddings",
     "write_episodes",
 ]

@@ -16,7 +16,7 @@ class Transitions:
 
     A row stores ``instruction_id``, not the embedding: copying the 384-d embedding into every row
     (twice, for ``next``) made MetaWorld's 118k rows take 360 MB and every batch a 1 MB random
-    gather. :meth:`with_embeddings` looks the embeddings up for the rows a batch drew.
+    gather. :func:`with_instruction_embeddings` looks them up for the rows a batch drew.
     """
 
     rows: TensorDict
@@ -25,14 +25,15 @@ class Transitions:
     def __len__(self) -> int:
         return self.rows.shape[0]
 
-    def with_embeddings(self, rows: TensorDict) -> TensorDict:
-        """``rows`` without ``instruction_id``, with ``instruction_embedding`` and
-        ``next.instruction_embedding`` (one tensor: the instruction holds for the whole episode)."""
-        embedding = self.instruction_embeddings[rows["instruction_id"]]
-        rows = rows.exclude("instruction_id")
-        rows["instruction_embedding"] = embedding
-        rows["next", "instruction_embedding"] = embedding
-        return rows
+
+def with_instruction_embeddings(rows: TensorDict, instruction_embeddings: torch.Tensor) -> TensorDict:
+    """``rows`` (of :attr:`Transitions.rows`) without ``instruction_id``, with ``instruction_embedding``
+    and ``next.instruction_embedding`` (one tensor: the instruction holds for the whole episode)."""
+    embedding = instruction_embeddings[rows["instruction_id"]]
+    rows = rows.exclude("instruction_id")
+    rows["instruction_embedding"] = embedding
+    rows["next", "instruction_embedding"] = embedding
+    return rows
 
 
 def to_transitions(dataset: EpisodeDataset) -> Transitions:

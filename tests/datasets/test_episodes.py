@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from imaginebench.datasets import DatasetError, concat_datasets, load_episodes, to_transitions, write_episodes
+from imaginebench.datasets import DatasetError, concat_datasets, load_episodes, to_transitions, with_instruction_embeddings, write_episodes
 from imaginebench.datasets.legacy import to_padded_arrays
 from tests.synthetic_episodes import synthetic_dataset as synthetic
 
@@ -85,7 +85,7 @@ def test_transitions_bootstrap_through_truncation_only():
     dataset.steps["truncated"][1] = True
     dataset.steps["terminated"][1] = False
     transitions = to_transitions(dataset)
-    td = transitions.with_embeddings(transitions.rows)
+    td = with_instruction_embeddings(transitions.rows, transitions.instruction_embeddings)
     assert td["next", "done"][:, 0].tolist() == [False, True, False, False, True]
     assert td["next", "terminated"][:, 0].tolist() == [False, False, False, False, True]
     expected = dataset.instruction_embeddings[dataset.steps["instruction_id"]]
