@@ -126,9 +126,9 @@ def train_ours(name: str, args, seed: int) -> tuple[object, float]:
     return module.eval(), stopwatch.updates_per_second(args.steps)
 
 
-def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool) -> tuple[object, float]:
+def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool, scaler=None) -> tuple[object, float]:
+    """``scaler``: :func:`state_scaler` for continuous data."""
     d3rlpy.seed(seed)
-    scaler = None if discrete else state_scaler(args.data)
     algo = d3rlpy_config(name, discrete, args.batch_size, scaler).create(device="cpu:0")
     marks = {}
 
@@ -168,6 +168,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
+    scaler = None if discrete else state_scaler(args.data)
     results_path = Path(__file__).parent / "results" / f"peer_{args.env}.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
     settings = {"steps": args.steps, "batch_size": args.batch_size, "seeds": args.seeds, "episodes_per_task": args.episodes_per_task}
@@ -179,7 +180,7 @@ def main() -> None:
                 runs.setdefault("ours", []).append([success_rate(module.act, args, seed), ours_speed])
                 print(f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
             if "d3rlpy" in args.implementations and d3rlpy_config(name, discrete, args.batch_size) is not None:
-                algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete)
+                algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete, scaler)
                 runs.setdefault("d3rlpy", []).append([success_rate(d3rlpy_act(algo), args, seed), peer_speed])
                 print(f"{name} seed {seed} d3rlpy: success {runs['d3rlpy'][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
         previous = results.get(name, {})

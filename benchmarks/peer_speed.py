@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import torch
 
 from imaginebench.storage import atomic_write_text
-from peer_check import d3rlpy_config, is_discrete, mdp_dataset, train_d3rlpy, train_ours  # benchmarks/ is on sys.path
+from peer_check import d3rlpy_config, is_discrete, mdp_dataset, state_scaler, train_d3rlpy, train_ours  # benchmarks/ is on sys.path
 
 
 def main() -> None:
@@ -36,6 +36,7 @@ def main() -> None:
     torch.set_num_threads(1)
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
+    scaler = None if discrete else state_scaler(args.data)
     run = SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size)
     path = Path(__file__).parent / "results" / f"peer_speed_{args.env}.json"
     results = json.loads(path.read_text()) if path.exists() else {}
@@ -44,7 +45,7 @@ def main() -> None:
         for _ in range(args.repeats):
             speeds.setdefault(name, {}).setdefault("ours", []).append(train_ours(name, run, seed=0)[1])
             if d3rlpy_config(name, discrete, args.batch_size) is not None:
-                speeds[name].setdefault("d3rlpy", []).append(train_d3rlpy(name, run, 0, dataset, discrete)[1])
+                speeds[name].setdefault("d3rlpy", []).append(train_d3rlpy(name, run, 0, dataset, discrete, scaler)[1])
         print(name, {implementation: f"{statistics.median(values):.1f}" for implementation, values in speeds[name].items()}, flush=True)
         results[name] = {"steps": args.steps, "batch_size": args.batch_size, "updates_per_second": speeds[name]}
         atomic_write_text(json.dumps(results, indent=1), path)

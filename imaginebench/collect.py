@@ -46,7 +46,7 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
             action = expert(env)
             executed = action
             if domain.collect_action_noise:
-                executed = np.clip(action + domain.collect_action_noise * noise.standard_normal(np.shape(action)), -1.0, 1.0).astype(np.float32)
+                executed = np.clip(action + domain.collect_action_noise * noise.standard_normal(np.shape(action)), env.action_space.low, env.action_space.high).astype(np.float32)
             next_obs, reward, terminated, truncated, info = env.step(executed)
             for key, value in (
                 ("state", obs["state"]), ("next_state", next_obs["state"]), ("action", action),
