@@ -40,13 +40,14 @@ def main() -> None:
     parser.add_argument("--random-episodes", type=int, default=3, help="random-policy episodes per task")
     parser.add_argument("--zero-episodes", type=int, default=2, help="zero-action episodes per task")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tasks", nargs="*", default=(), help="measure only these tasks (default: every task)")
     args = parser.parse_args()
     episodes = {"expert": args.episodes, "random": args.random_episodes, "zero": args.zero_episodes}
     print(f"Libero-v0, {args.episodes} expert / {args.random_episodes} random / {args.zero_episodes} zero-action episodes per task, seed {args.seed}")
     print(f"{'level':<10}{'task':<46}{'expert':>8}{'exp. len':>9}{'random':>8}{'zero':>8}{'steps/s':>9}{'seconds':>9}")
     start = time.perf_counter()
     measured: dict[str, dict] = {}
-    for level, task, r in measure_every_task(DOMAIN, POLICIES, episodes, args.seed):  # every Libero-v0 env of a process shares one simulator
+    for level, task, r in measure_every_task(DOMAIN, POLICIES, episodes, args.seed, args.tasks):  # every Libero-v0 env of a process shares one simulator
         measured[task] = r
         (exp_sr, exp_len, exp_speed), rnd, zero = r["expert"], r["random"], r["zero"]
         print(f"{level:<10}{task:<46}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}{time.perf_counter() - start:>9.0f}", flush=True)

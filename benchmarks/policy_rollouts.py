@@ -7,7 +7,7 @@ Episode ``k`` of a task uses reset seed ``seed + k``; a policy is built fresh pe
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Callable
 
 import numpy as np
@@ -59,15 +59,20 @@ def measure_task(
 
 
 def measure_every_task(
-    domain, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int
+    domain, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int, only: Collection[str] = ()
 ) -> Iterator[tuple[str, str, dict[str, tuple[float, float, float]]]]:  # fmt: skip
-    """``(level, task, policy name → measure)`` for every level's tasks; a task that several levels
-    share (train and rephrase differ only in wording) is played once."""
+    """``(level, task, policy name → measure)`` for every level's tasks (or only those named in
+    ``only``); a task that several levels share (train and rephrase differ only in wording) is played once."""
     import imaginebench
 
+    unknown = set(only) - {task for tasks in domain.tasks.values() for task in tasks}
+    if unknown:
+        raise ValueError(f"--tasks: {domain.env_id} has no task {sorted(unknown)}")
     measured: dict[str, dict] = {}
     for level in imaginebench.LEVELS:
         for task in domain.tasks[level]:
+            if only and task not in only:
+                continue
             if task not in measured:
                 measured[task] = measure_task(domain.env_id, level, task, policies, episodes, seed)
             yield level, task, measured[task]

@@ -5,8 +5,14 @@ state does not show.
 
 Each skill reads its phase off the state: the hand's offset from the object's grasp point, the
 finger gap (open, closing, closed on the object, closed on nothing) and the hand's height. The hand
-is always turned back to point straight down (the rotation part of the action), so a learner's
-small rotation errors are corrected in the data instead of accumulating.
+is turned back to its goal orientation every step (the rotation part of the action), so a learner's
+small rotation errors are corrected in the data instead of accumulating: pointing straight down,
+turned about the vertical only for a can lying on its side, and rolled over only while pouring.
+
+Objects lying in the basket low enough that the hand, resting on the rim, cannot reach them (soup
+and cheese; the tall dressing can be grasped there) are poured out: the hand grips the basket's
+near wall off-centre, lifts it, rolls it over until the object falls to the floor, sets the basket
+down and then picks the object off the floor.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from imaginebench.envs.libero.layout import EEF, EEF_QUAT, FINGERS, OBJECTS, position
+from imaginebench.envs.libero.layout import EEF, EEF_QUAT, FINGERS, OBJECTS, entity_slice, position
 from imaginebench.envs.libero.tasks import Stage
 
 if TYPE_CHECKING:
@@ -24,6 +30,10 @@ if TYPE_CHECKING:
 
 GRASP_HEIGHT = {"alphabet_soup": 0.02, "cream_cheese": 0.0, "salad_dressing": 0.03}
 """End-effector height above an object's body origin at which its fingers close on it."""
+LYING_GRASP_HEIGHT = 0.01
+"""The same for the soup can lying on its side (its body origin is on its axis)."""
+CAN_AXIS = np.array([0.0, 1.0, 0.0])
+"""The soup can's axis in its body frame (upright: vertical)."""
 REST_HEIGHT = {"alphabet_soup": 0.038, "cream_cheese": 0.009, "salad_dressing": 0.073}
 """Height of an object's body origin above what it stands on (measured on the settled scene)."""
 CONTACT_GAP = {"alphabet_soup": 0.063, "cream_cheese": 0.042, "salad_dressing": 0.037}
@@ -53,7 +63,32 @@ RELEASE_ON = 0.14
 ASIDE_SHIFT = 0.16
 ASIDE_REACH_PENALTY = 0.2
 """Preference for put-down points near the middle of the floor area (within comfortable reach)."""
-OUT_SHIFT = 0.45
+OUT_SHIFT = 0.47
+"""Distance from the basket at which an object taken out of it is carried (success needs 0.35-0.45)."""
+WORK_CENTRE = np.array([-0.07, -0.12])
+"""Middle of the floor area objects start in: taken-out objects go from the basket towards it."""
+RIM_GRIP = np.array([-0.069, -0.045, 0.115])
+"""Where the hand grips the basket to pour it, in the basket's body frame (the hand closes up to ``AT_Z``
+above it, the pads 1-2 cm down the 14.8 cm wall): the top of the wall
+facing the objects' area, 4.5 cm off the wall's middle, so the object falls out past the hand
+instead of onto it (the basket stands turned 90° about the vertical in every start)."""
+RIM_GAP = (0.008, 0.03)
+"""Finger gap of fingers closed on the basket's wall (1.3 cm thick); thinner than every object."""
+RIM_HELD_RADIUS = 0.08
+POUR_Z = 0.35
+"""End-effector height at which the lifted basket is rolled over."""
+POUR_ROLL = -130.0
+"""Degrees about the world x axis the hand rolls to pour: the basket's opening turns down and away."""
+TILTED = 0.7
+"""Vertical component of the basket's up axis below which it counts as being rolled over (held off
+centre, the lifted basket hangs tilted by up to ~30°)."""
+SET_DOWN_Z = 0.22
+"""End-effector height at which the emptied basket is let go."""
+BASKET_CLEARANCE = 0.4
+"""Horizontal distance from the fallen object at which the emptied basket is let go: it may land on
+its side, 15 cm long, and the hand is 20 cm across the fingers."""
+BASKET_INSIDE = np.array([0.075, 0.075, 0.15])
+"""Half-widths and height of the basket's inside, in its body frame."""
 AT_XY, AT_Z = 0.015, 0.02
 """The hand is at a grasp or drop point within this horizontal distance and this height above it
 (contacts hold the hand about a centimetre above a low grasp point)."""
@@ -81,8 +116,53 @@ def gap(state: np.ndarray) -> float:
     return float(state[FINGERS][0] - state[FINGERS][1])
 
 
+def body_rotation(state: np.ndarray, name: str) -> Rotation:
+    return Rotation.from_quat(state[entity_slice(name)][3:])
+
+
+def lying_can_axis(state: np.ndarray, obj: str) -> np.ndarray | None:
+    """The horizontal direction of the soup can's axis when it lies on its side, else None."""
+    if obj != "alphabet_soup":
+        return None
+    axis = body_rotation(state, obj).apply(CAN_AXIS)
+    return axis[:2] / np.linalg.norm(axis[:2]) if abs(axis[2]) < 0.7 else None
+
+
 def grasp_point(state: np.ndarray, obj: str) -> np.ndarray:
-    return position(state, obj) + np.array([0.0, 0.0, GRASP_HEIGHT[obj]])
+    height = GRASP_HEIGHT[obj] if lying_can_axis(state, obj) is None else LYING_GRASP_HEIGHT
+    return position(state, obj) + np.array([0.0, 0.0, height])
+
+
+def grasp_orientation(state: np.ndarray, obj: str) -> Rotation:
+    """Pointing down; for a lying can turned about the vertical so the fingers close across it
+    (they close along the world y axis when the hand is not turned)."""
+    axis = lying_can_axis(state, obj)
+    if axis is None:
+        return DOWN
+    yaw = (np.arctan2(axis[1], axis[0]) + np.pi / 2) % np.pi - np.pi / 2  # the fingers are symmetric
+    return Rotation.from_euler("z", yaw) * DOWN
+
+
+def in_basket(state: np.ndarray, obj: str) -> bool:
+    """The object's body inside the basket's walls (in the basket's frame, so also when tilted)."""
+    local = body_rotation(state, "basket").inv().apply(position(state, obj) - position(state, "basket"))
+    return bool(np.all(np.abs(local[:2]) < BASKET_INSIDE[:2]) and 0.0 < local[2] < BASKET_INSIDE[2])
+
+
+def out_of_reach_in_basket(state: np.ndarray, obj: str) -> bool:
+    """In the upright basket with its grasp point lower than the hand can go there."""
+    return in_basket(state, obj) and grasp_point(state, obj)[2] - position(state, "basket")[2] < OVER_RIM
+
+
+def rim_grip_point(state: np.ndarray) -> np.ndarray:
+    return position(state, "basket") + body_rotation(state, "basket").apply(RIM_GRIP)
+
+
+def holds_basket(state: np.ndarray) -> bool:
+    """Fingers closed on something as thin as the basket's wall, near where the hand grips it (the
+    lifted basket swings a little about the grip)."""
+    near = np.linalg.norm(state[EEF] - rim_grip_point(state)) < RIM_HELD_RADIUS
+    return bool(near and RIM_GAP[0] < gap(state) < RIM_GAP[1])
 
 
 def holds(state: np.ndarray, obj: str) -> bool:
@@ -91,10 +171,9 @@ def holds(state: np.ndarray, obj: str) -> bool:
     return bool(near and EMPTY_GAP < gap(state) < CONTACT_GAP[obj] + GRIP_MARGIN)
 
 
-def approach(state: np.ndarray, obj: str, close: bool) -> tuple[np.ndarray, float]:
-    """(target, grip) that bring the open hand over ``obj``, down to its grasp point and, with
-    ``close``, shut the fingers there; fingers closed on nothing open again and the hand backs up."""
-    point = grasp_point(state, obj)
+def approach(state: np.ndarray, point: np.ndarray, close: bool) -> tuple[np.ndarray, float]:
+    """(target, grip) that bring the open hand over ``point``, down to it and, with ``close``, shut
+    the fingers there; fingers closed on nothing open again and the hand backs up."""
     hover = point + np.array([0.0, 0.0, HOVER])
     hand = state[EEF]
     offset, height = float(np.linalg.norm(hand[:2] - point[:2])), float(hand[2] - point[2])
@@ -122,6 +201,22 @@ def carry(state: np.ndarray, drop: np.ndarray, release: bool) -> tuple[np.ndarra
         return np.array([*drop[:2], CARRY_Z]), CLOSE
     arrived = offset < RELEASE_XY and abs(hand[2] - drop[2]) < AT_Z
     return drop, (OPEN if release and arrived else CLOSE)
+
+
+def pour(state: np.ndarray, obj: str) -> tuple[np.ndarray, float, Rotation]:
+    """(target, grip, orientation) for the held basket: lift it, roll it over until ``obj`` falls
+    out, then carry it clear of the object, lower it and let go."""
+    hand = state[EEF]
+    rolled = Rotation.from_euler("x", POUR_ROLL, degrees=True) * DOWN
+    if in_basket(state, obj):
+        tilted = body_rotation(state, "basket").apply([0.0, 0.0, 1.0])[2] < TILTED
+        return np.array([*hand[:2], POUR_Z]), CLOSE, rolled if tilted or hand[2] > POUR_Z - AT_Z else DOWN
+    basket, fallen = position(state, "basket")[:2], position(state, obj)[:2]
+    away = (basket - fallen) / max(float(np.linalg.norm(basket - fallen)), 1e-6)
+    shift = fallen + BASKET_CLEARANCE * away - basket  # the basket hangs beside the hand: move it, not the hand
+    target = np.array([*(hand[:2] + shift), SET_DOWN_Z])
+    arrived = np.linalg.norm(shift) < AT_XY + 0.01 and hand[2] < SET_DOWN_Z + AT_Z
+    return target, OPEN if arrived else CLOSE, rolled  # still rolled: turning back swings the basket out of the fingers
 
 
 def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
@@ -153,28 +248,36 @@ def drop_point(stage: Stage, state: np.ndarray, start: np.ndarray) -> np.ndarray
     if action == "aside":
         return aside_point(obj, start)
     if action == "out":
-        return np.array([*(position(state, "basket")[:2] + np.array([0.0, -OUT_SHIFT])), CARRY_Z])
+        basket = position(state, "basket")[:2]
+        away = (WORK_CENTRE - basket) / np.linalg.norm(WORK_CENTRE - basket)
+        return np.array([*(basket + OUT_SHIFT * away), CARRY_Z])
     if action == "grasp":
         return np.array([*state[EEF][:2], CARRY_Z])
     raise ValueError(f"Libero-v0 expert: unknown stage action {action!r}")
 
 
-def rotation_action(quaternion: np.ndarray) -> np.ndarray:
-    """The OSC_POSE rotation command that turns the hand back to pointing straight down in one step."""
-    error = (DOWN * Rotation.from_quat(quaternion).inv()).as_rotvec()
+def rotation_action(quaternion: np.ndarray, goal: Rotation = DOWN) -> np.ndarray:
+    """The OSC_POSE rotation command that turns the hand to ``goal`` in one step (clipped)."""
+    error = (goal * Rotation.from_quat(quaternion).inv()).as_rotvec()
     return np.clip(error / ROTATION_SCALE, -1.0, 1.0)
 
 
 def expert_action(stage: Stage, state: np.ndarray, start: np.ndarray) -> np.ndarray:
     """The expert's 7-d action in ``state`` while ``stage`` is the task's current stage."""
+    obj, goal = stage.obj, grasp_orientation(state, stage.obj)
     if stage.action == "reach":
-        target, grip = approach(state, stage.obj, close=False)
-    elif holds(state, stage.obj):
+        target, grip = approach(state, grasp_point(state, obj), close=False)
+    elif holds(state, obj):
         target, grip = carry(state, drop_point(stage, state, start), release=stage.action in ("aside", "basket") or stage.action.startswith("on:"))
+    elif holds_basket(state):
+        target, grip, goal = pour(state, obj)
+    elif out_of_reach_in_basket(state, obj):
+        target, grip = approach(state, rim_grip_point(state), close=True)
+        goal = DOWN
     else:
-        target, grip = approach(state, stage.obj, close=True)
+        target, grip = approach(state, grasp_point(state, obj), close=True)
     move = np.clip(GAIN * (target - state[EEF]), -1.0, 1.0)
-    return np.concatenate([move, rotation_action(state[EEF_QUAT]), [grip]]).astype(np.float32)
+    return np.concatenate([move, rotation_action(state[EEF_QUAT], goal), [grip]]).astype(np.float32)
 
 
 class LiberoExpert:

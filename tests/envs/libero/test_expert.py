@@ -5,7 +5,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, ROTATION_SCALE, basket_drop, expert_action, grasp_point,
+    CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
+    grasp_point, rim_grip_point,
 )  # fmt: skip
 from imaginebench.envs.libero.layout import ENTITIES, compose_state
 from imaginebench.envs.libero.tasks import TASKS
@@ -14,12 +15,23 @@ SOUP = np.array([-0.1, -0.2, 0.038])
 LAYOUT = {"alphabet_soup": SOUP, "cream_cheese": np.array([0.05, -0.1, 0.009]),
           "salad_dressing": np.array([-0.15, 0.0, 0.073]), "basket": np.array([0.0, 0.25, 0.0])}  # fmt: skip
 PICK, PLACE = TASKS["pick-soup"].stages[0], TASKS["place-soup"].stages[0]
+TAKE_OUT = TASKS["pick-out-of-soup"].stages[0]
+UPRIGHT_CAN = Rotation.from_euler("x", 90, degrees=True)
+"""The soup can's body frame has its axis along y: standing, it is turned 90° about x (as in the scene)."""
+BASKET_TURN = Rotation.from_euler("z", 90, degrees=True)
+"""The basket stands turned 90° about the vertical in every start."""
 
 
-def state(hand, gap=0.078, quaternion=DOWN.as_quat(), soup=SOUP) -> np.ndarray:
-    positions = {**LAYOUT, "alphabet_soup": soup}
-    entities = {name: np.array([*positions[name], 0.0, 0.0, 0.0, 1.0]) for name in ENTITIES}
+def state(hand, gap=0.078, quaternion=DOWN.as_quat(), soup=SOUP, soup_turn=UPRIGHT_CAN, basket=LAYOUT["basket"], basket_turn=BASKET_TURN) -> np.ndarray:
+    positions = {**LAYOUT, "alphabet_soup": soup, "basket": basket}
+    turns = {"alphabet_soup": soup_turn, "basket": basket_turn}
+    entities = {name: np.array([*positions[name], *turns.get(name, Rotation.identity()).as_quat()]) for name in ENTITIES}
     return compose_state(np.zeros(7), hand, quaternion, [gap / 2, -gap / 2], entities)
+
+
+def in_basket_state(hand, gap=0.078, **kwargs) -> np.ndarray:
+    """The can standing in the basket (its grasp point below where the hand, on the rim, can go)."""
+    return state(hand, gap, soup=LAYOUT["basket"] + [0.0, 0.0, 0.06], **kwargs)
 
 
 def at_grasp(gap: float = 0.078) -> np.ndarray:
@@ -76,3 +88,36 @@ def test_a_turned_hand_is_turned_back_to_pointing_down():
     rotation = expert_action(PICK, s, s)[3:6]
     corrected = Rotation.from_rotvec(ROTATION_SCALE * rotation) * turned  # OSC_POSE: goal = delta ∘ current
     assert (corrected * DOWN.inv()).magnitude() < 1e-6
+
+
+def test_a_can_lying_on_its_side_is_grasped_with_the_hand_turned_across_it():
+    lying_along_y = Rotation.identity()  # body axis y: the can's axis lies along the world y axis
+    s = state(SOUP + [0.0, 0.0, 0.2], soup_turn=lying_along_y)
+    rotation = expert_action(PICK, s, s)[3:6]
+    assert abs(rotation[2]) > 0.5 and np.allclose(rotation[:2], 0.0, atol=1e-6)  # a turn about the vertical only
+    assert grasp_point(s, "alphabet_soup")[2] < grasp_point(state(np.zeros(3)), "alphabet_soup")[2]
+
+
+def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
+    """The hand goes for the basket's wall, lifts the basket it holds, rolls it over once high,
+    and only lets go of the emptied basket away from the fallen object."""
+    start = in_basket_state(np.array([0.0, 0.0, 0.3]))
+    towards_rim = expert_action(TAKE_OUT, start, start)
+    assert towards_rim[-1] == OPEN
+    assert towards_rim[0] > 0.3  # to the grip point on the wall, +x of the can (straight below would be 0)
+    at_rim = in_basket_state(rim_grip_point(start) + [0.0, 0.0, 0.005])
+    assert expert_action(TAKE_OUT, at_rim, start)[-1] == CLOSE
+    gripping = in_basket_state(rim_grip_point(start), gap=0.014)
+    lift = expert_action(TAKE_OUT, gripping, start)
+    assert lift[2] == 1.0 and lift[-1] == CLOSE and np.allclose(lift[3:6], 0.0, atol=1e-6)
+    raised = LAYOUT["basket"] + [0.0, 0.0, POUR_Z - 0.13]
+    high = in_basket_state(np.zeros(3), gap=0.014, basket=raised)
+    high = in_basket_state(rim_grip_point(high), gap=0.014, basket=raised)
+    roll = expert_action(TAKE_OUT, high, start)
+    assert roll[-1] == CLOSE and roll[3] < -0.5  # rolling about x, towards POUR_ROLL
+    assert POUR_ROLL < 0
+    fallen = LAYOUT["basket"] + [0.0, -0.1, 0.038 - 0.0]
+    emptied = state(np.zeros(3), 0.014, soup=fallen, basket=raised)
+    emptied = state(rim_grip_point(emptied), 0.014, soup=fallen, basket=raised)
+    keep = expert_action(TAKE_OUT, emptied, start)
+    assert keep[-1] == CLOSE and keep[1] > 0  # the basket is carried away from the can (+y) before letting go
