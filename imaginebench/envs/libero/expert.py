@@ -109,11 +109,18 @@ ROTATION_SCALE = 0.5
 """Radians of rotation an action of 1 asks OSC_POSE for."""
 DOWN = Rotation.from_quat([1.0, 0.0, 0.0, 0.0])
 """The hand pointing straight down (robosuite quaternions are x, y, z, w)."""
+POURING = Rotation.from_euler("x", POUR_ROLL, degrees=True) * DOWN
+"""The hand rolled over to pour the basket out."""
 OPEN, CLOSE = -1.0, 1.0
 
 
 def gap(state: np.ndarray) -> float:
     return float(state[FINGERS][0] - state[FINGERS][1])
+
+
+def towards(origin: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Unit vector from ``origin`` to ``target``."""
+    return (target - origin) / max(float(np.linalg.norm(target - origin)), 1e-6)
 
 
 def body_rotation(state: np.ndarray, name: str) -> Rotation:
@@ -207,16 +214,14 @@ def pour(state: np.ndarray, obj: str) -> tuple[np.ndarray, float, Rotation]:
     """(target, grip, orientation) for the held basket: lift it, roll it over until ``obj`` falls
     out, then carry it clear of the object, lower it and let go."""
     hand = state[EEF]
-    rolled = Rotation.from_euler("x", POUR_ROLL, degrees=True) * DOWN
     if in_basket(state, obj):
         tilted = body_rotation(state, "basket").apply([0.0, 0.0, 1.0])[2] < TILTED
-        return np.array([*hand[:2], POUR_Z]), CLOSE, rolled if tilted or hand[2] > POUR_Z - AT_Z else DOWN
+        return np.array([*hand[:2], POUR_Z]), CLOSE, POURING if tilted or hand[2] > POUR_Z - AT_Z else DOWN
     basket, fallen = position(state, "basket")[:2], position(state, obj)[:2]
-    away = (basket - fallen) / max(float(np.linalg.norm(basket - fallen)), 1e-6)
-    shift = fallen + BASKET_CLEARANCE * away - basket  # the basket hangs beside the hand: move it, not the hand
+    shift = fallen + BASKET_CLEARANCE * towards(fallen, basket) - basket  # the basket hangs beside the hand: move it, not the hand
     target = np.array([*(hand[:2] + shift), SET_DOWN_Z])
     arrived = np.linalg.norm(shift) < AT_XY + 0.01 and hand[2] < SET_DOWN_Z + AT_Z
-    return target, OPEN if arrived else CLOSE, rolled  # still rolled: turning back swings the basket out of the fingers
+    return target, OPEN if arrived else CLOSE, POURING  # still rolled: turning back swings the basket out of the fingers
 
 
 def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
@@ -249,8 +254,7 @@ def drop_point(stage: Stage, state: np.ndarray, start: np.ndarray) -> np.ndarray
         return aside_point(obj, start)
     if action == "out":
         basket = position(state, "basket")[:2]
-        away = (WORK_CENTRE - basket) / np.linalg.norm(WORK_CENTRE - basket)
-        return np.array([*(basket + OUT_SHIFT * away), CARRY_Z])
+        return np.array([*(basket + OUT_SHIFT * towards(basket, WORK_CENTRE)), CARRY_Z])
     if action == "grasp":
         return np.array([*state[EEF][:2], CARRY_Z])
     raise ValueError(f"Libero-v0 expert: unknown stage action {action!r}")
