@@ -29,7 +29,9 @@ GRASP_RADIUS = 0.06
 """Largest end-effector to object-body distance of a held object (the body origin sits low in each object)."""
 LIFT = 0.04
 """Height above its start an object must be raised to count as picked."""
-REACH_RADIUS = 0.06
+REACH_RADIUS = 0.05
+"""Spec §5.3; at 0.06 random actions solved reach-dressing (the arm passing the tall bottle), at 0.05 none of
+36 random episode×object cases came that close (closest 0.056 m) while the expert settles 3-4 cm away."""
 BASKET_XY = 0.14
 BASKET_DZ = {"alphabet_soup": 0.155, "cream_cheese": 0.155, "salad_dressing": 0.22}
 """|z - basket z| bound per object (the dressing bottle is tall), spec §5.3."""

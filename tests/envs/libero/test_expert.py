@@ -5,10 +5,10 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
+    CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
     grasp_point, rim_grip_point,
 )  # fmt: skip
-from imaginebench.envs.libero.layout import ENTITIES, compose_state
+from imaginebench.envs.libero.layout import EEF, ENTITIES, compose_state
 from imaginebench.envs.libero.tasks import TASKS
 
 SOUP = np.array([-0.1, -0.2, 0.038])
@@ -98,9 +98,15 @@ def test_a_can_lying_on_its_side_is_grasped_with_the_hand_turned_across_it():
     assert grasp_point(s, "alphabet_soup")[2] < grasp_point(state(np.zeros(3)), "alphabet_soup")[2]
 
 
+def holding_basket(basket: np.ndarray, **kwargs) -> np.ndarray:
+    """Fingers closed on the wall of the basket standing at ``basket``."""
+    gripped = state(np.zeros(3), 0.014, basket=basket, **kwargs)
+    return state(rim_grip_point(gripped), 0.014, basket=basket, **kwargs)
+
+
 def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
-    """The hand goes for the basket's wall, lifts the basket it holds, rolls it over once high,
-    and only lets go of the emptied basket away from the fallen object."""
+    """The hand goes for the basket's wall, lifts the basket it holds, brings it in over ``POUR_X``,
+    rolls it over there, and only lets go of the emptied basket away from the fallen object."""
     start = in_basket_state(np.array([0.0, 0.0, 0.3]))
     towards_rim = expert_action(TAKE_OUT, start, start)
     assert towards_rim[-1] == OPEN
@@ -111,13 +117,15 @@ def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
     lift = expert_action(TAKE_OUT, gripping, start)
     assert lift[2] == 1.0 and lift[-1] == CLOSE and np.allclose(lift[3:6], 0.0, atol=1e-6)
     raised = LAYOUT["basket"] + [0.0, 0.0, POUR_Z - 0.13]
-    high = in_basket_state(np.zeros(3), gap=0.014, basket=raised)
-    high = in_basket_state(rim_grip_point(high), gap=0.014, basket=raised)
-    roll = expert_action(TAKE_OUT, high, start)
+    loaded = {"soup": raised + [0.0, 0.0, 0.06]}
+    high = holding_basket(raised, **loaded)
+    bring_in = expert_action(TAKE_OUT, high, start)
+    assert bring_in[0] < -0.5 and np.allclose(bring_in[3:6], 0.0, atol=1e-6)  # towards POUR_X, not rolled yet
+    over = raised + [POUR_X - high[EEF][0], 0.0, 0.0]
+    roll = expert_action(TAKE_OUT, holding_basket(over, soup=over + [0.0, 0.0, 0.06]), start)
     assert roll[-1] == CLOSE and roll[3] < -0.5  # rolling about x, towards POUR_ROLL
     assert POUR_ROLL < 0
-    fallen = LAYOUT["basket"] + [0.0, -0.1, 0.038 - 0.0]
-    emptied = state(np.zeros(3), 0.014, soup=fallen, basket=raised)
-    emptied = state(rim_grip_point(emptied), 0.014, soup=fallen, basket=raised)
-    keep = expert_action(TAKE_OUT, emptied, start)
-    assert keep[-1] == CLOSE and keep[1] > 0  # the basket is carried away from the can (+y) before letting go
+    fallen = over + [0.0, -0.1, 0.038 - over[2]]
+    keep = expert_action(TAKE_OUT, holding_basket(over, soup=fallen), start)
+    assert keep[-1] == CLOSE and keep[1] > 0 and keep[0] == 0.0  # carried away from the can, along y only, before letting go
+

@@ -6,7 +6,7 @@ import pytest
 from imaginebench.envs.libero import DOMAIN, instruction_texts
 from imaginebench.envs.libero.layout import EEF, ENTITIES, STATE_DIM, compose_state, entity_slice, state_violations
 from imaginebench.envs.libero.phrasings import PHRASINGS
-from imaginebench.envs.libero.tasks import LEVEL_TASKS, LIFT, TASKS, reward, success_flags
+from imaginebench.envs.libero.tasks import LEVEL_TASKS, LIFT, REACH_RADIUS, TASKS, reward, success_flags
 from imaginebench.levels import LEVELS
 
 UPRIGHT = [0.0, 0.0, 0.0, 1.0]
@@ -69,9 +69,9 @@ def test_pick_needs_the_object_lifted_in_the_gripper():
 
 def test_reach_needs_the_hand_at_the_object():
     start = state()
-    near = np.array(LAYOUT["cream_cheese"]) + [0.0, 0.0, 0.02]
-    assert solved("reach-cheese", start, state(eef=near))
-    assert not solved("reach-cheese", start, state(eef=near + [0.0, 0.0, 0.1]))
+    cheese = np.array(LAYOUT["cream_cheese"])
+    assert solved("reach-cheese", start, state(eef=cheese + [0.0, 0.0, REACH_RADIUS - 0.005]))
+    assert not solved("reach-cheese", start, state(eef=cheese + [0.0, 0.0, REACH_RADIUS + 0.005]))
 
 
 def test_place_checks_the_basket_region_per_object():
