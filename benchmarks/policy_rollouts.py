@@ -26,7 +26,10 @@ def run_episode(env, policy) -> tuple[bool, int]:
 
 
 def measure(env, make_policy: PolicyFactory, episodes: int, seed: int) -> tuple[float, float, float]:
-    """(success rate, mean length, env steps per second incl. the policy) of one policy on the env's task."""
+    """(success rate, mean length, env steps per second incl. the policy) of one policy on the env's task;
+    NaN for zero episodes (a policy left out of a run)."""
+    if episodes == 0:
+        return float("nan"), float("nan"), float("nan")
     outcomes = []
     start = time.perf_counter()
     for k in range(episodes):

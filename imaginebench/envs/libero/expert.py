@@ -56,6 +56,10 @@ CARRY_Z = 0.30
 """End-effector height for carrying (clears the basket's 0.14 rim with the 0.15 long dressing held)."""
 LOW = 0.04
 """A held object is lifted straight up until the hand is within this of ``CARRY_Z``."""
+BESIDE = 0.04
+"""Shift of the drop point from the basket's centre, away from an object already in the basket: lowered
+over the centre, the cheese landed on the dressing standing there, and the hand hung above the height
+at which it lets go (sequential-pick-and-place-dressing-and-cheese, 3 of 10 episodes)."""
 DROP_GAP = 0.025
 """Height above the basket floor at which an object is released (low, so that it lands upright)."""
 RELEASE_ON = 0.14
@@ -238,10 +242,16 @@ def pour(state: np.ndarray, obj: str) -> tuple[np.ndarray, float, Rotation]:
 
 def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
     """The hand point that puts the held object's centre (not the hand) low over the basket's centre:
-    an object released off-centre lies too close to a wall for the fingers to reach it again."""
+    an object released off-centre lies too close to a wall for the fingers to reach it again. Objects
+    already in the basket push that point ``BESIDE`` away from them."""
     height = max(BASKET_FLOOR + REST_HEIGHT[obj] + GRASP_HEIGHT[obj] + DROP_GAP, OVER_RIM)
+    basket = position(state, "basket")
+    centre = basket[:2].copy()
+    for other in OBJECTS:
+        if other != obj and in_basket(state, other):
+            centre += BESIDE * towards(position(state, other)[:2], basket[:2])
     offset = position(state, obj)[:2] - state[EEF][:2]
-    return position(state, "basket") + np.array([-offset[0], -offset[1], height])
+    return np.array([*(centre - offset), basket[2] + height])
 
 
 def aside_point(obj: str, start: np.ndarray) -> np.ndarray:

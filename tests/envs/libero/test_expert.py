@@ -5,7 +5,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
+    BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
     grasp_point, rim_grip_point,
 )  # fmt: skip
 from imaginebench.envs.libero.layout import EEF, ENTITIES, compose_state
@@ -129,3 +129,10 @@ def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
     keep = expert_action(TAKE_OUT, holding_basket(over, soup=fallen), start)
     assert keep[-1] == CLOSE and keep[1] > 0 and keep[0] == 0.0  # carried away from the can, along y only, before letting go
 
+
+
+def test_an_object_is_lowered_into_the_basket_beside_one_already_in_it():
+    hand = np.array([*LAYOUT["basket"][:2], 0.3])
+    alone = basket_drop(state(hand), "cream_cheese")
+    beside = basket_drop(state(hand, soup=LAYOUT["basket"] + [0.0, 0.02, 0.06]), "cream_cheese")
+    assert np.allclose(beside - alone, [0.0, -BESIDE, 0.0])  # away from the can, which stands +y of the centre
