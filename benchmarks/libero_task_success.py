@@ -1,6 +1,6 @@
 """Expert, uniformly-random and zero-action success per Libero-v0 task and level, episode length and speed.
 
-    MUJOCO_GL=egl .venv-libero/bin/python benchmarks/libero_task_success.py --episodes 5 --random-episodes 3 --zero-episodes 2
+    MUJOCO_GL=egl .venv-libero/bin/python benchmarks/libero_task_success.py --episodes 10 --random-episodes 3 --zero-episodes 1
 
 Same protocol as the other ``*_task_success.py`` (reset seed ``seed + k``, random actions from a
 generator seeded with ``(seed, k)``). A random or zero-action episode runs the full 500-step
