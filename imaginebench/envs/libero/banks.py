@@ -23,11 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from imaginebench.envs.libero.expert import CLOSE, HOVER, OPEN, LiberoExpert, gap, grasp_point
-from imaginebench.envs.libero.layout import EEF, OBJECTS, SHORT
+from imaginebench.envs.libero.layout import EEF, OBJECT_AREA, OBJECTS, SHORT
 
 BANK_FILE = Path(__file__).resolve().parents[3] / "assets" / "Libero-v0" / "init_banks.npz"
-OBJECT_AREA = ((-0.24, 0.10), (-0.30, 0.06))
-"""x and y ranges objects are placed in (in front of the robot, within easy reach)."""
 BASKET_AREA = ((-0.06, 0.06), (0.22, 0.28))
 OBJECT_GAP = 0.12
 """Smallest xy distance between two objects' centres."""

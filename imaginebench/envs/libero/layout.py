@@ -23,6 +23,8 @@ NAMES: dict[str, str] = {"alphabet_soup": "alphabet soup", "cream_cheese": "crea
 SHORT: dict[str, str] = {"alphabet_soup": "soup", "cream_cheese": "cheese", "salad_dressing": "dressing"}
 """Object → its short name in task names (``pick-soup``), as the original's."""
 
+OBJECT_AREA = ((-0.24, 0.10), (-0.30, 0.06))
+"""x and y ranges objects start in (in front of the robot, whose base is at x -0.6, within easy reach)."""
 FLOOR_LIMIT = 0.6
 """|x|, |y| bound of the floor area objects and the gripper can legally be in (the scene's floor region)."""
 

@@ -2,13 +2,14 @@
 off the state, so behaviour cloning can copy it."""
 
 import numpy as np
+import pytest
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
-    grasp_point, rim_grip_point,
+    ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
+    aside_point, grasp_point, rim_grip_point,
 )  # fmt: skip
-from imaginebench.envs.libero.layout import EEF, ENTITIES, compose_state
+from imaginebench.envs.libero.layout import EEF, ENTITIES, OBJECT_AREA, compose_state
 from imaginebench.envs.libero.tasks import TASKS
 
 SOUP = np.array([-0.1, -0.2, 0.038])
@@ -136,3 +137,11 @@ def test_an_object_is_lowered_into_the_basket_beside_one_already_in_it():
     alone = basket_drop(state(hand), "cream_cheese")
     beside = basket_drop(state(hand, soup=LAYOUT["basket"] + [0.0, 0.02, 0.06]), "cream_cheese")
     assert np.allclose(beside - alone, [0.0, -BESIDE, 0.0])  # away from the can, which stands +y of the centre
+
+
+def test_an_object_is_put_aside_no_nearer_the_robot_than_the_objects_start_area():
+    """Farthest from the others would be 16 cm towards the robot's base, where the hand cannot get down."""
+    near_edge = np.array([OBJECT_AREA[0][0] + 0.002, -0.06, 0.038])
+    start = state(np.array([-0.15, 0.0, 0.26]), soup=near_edge)
+    point = aside_point("alphabet_soup", start)
+    assert point[0] >= OBJECT_AREA[0][0] and np.linalg.norm(point[:2] - near_edge[:2]) == pytest.approx(ASIDE_SHIFT)
