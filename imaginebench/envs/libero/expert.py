@@ -263,10 +263,8 @@ def aside_point(obj: str, start: np.ndarray) -> np.ndarray:
     others = [position(start, name)[:2] for name in (*OBJECTS, "basket") if name != obj]
     angles = np.linspace(0.0, 2 * np.pi, 8, endpoint=False)
     candidates = here + ASIDE_SHIFT * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    clearance = [
-        min(np.linalg.norm(c - o) for o in others) - ASIDE_REACH_PENALTY * np.linalg.norm(c) if c[0] >= OBJECT_AREA[0][0] else -np.inf
-        for c in candidates
-    ]  # fmt: skip
+    candidates = candidates[candidates[:, 0] >= OBJECT_AREA[0][0]]  # the five pointing away from the base always remain
+    clearance = [min(np.linalg.norm(c - o) for o in others) - ASIDE_REACH_PENALTY * np.linalg.norm(c) for c in candidates]
     return np.array([*candidates[int(np.argmax(clearance))], position(start, obj)[2] + GRASP_HEIGHT[obj] + 0.01])
 
 
