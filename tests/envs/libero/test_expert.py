@@ -118,8 +118,7 @@ def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
     lift = expert_action(TAKE_OUT, gripping, start)
     assert lift[2] == 1.0 and lift[-1] == CLOSE and np.allclose(lift[3:6], 0.0, atol=1e-6)
     raised = LAYOUT["basket"] + [0.0, 0.0, POUR_Z - 0.13]
-    loaded = {"soup": raised + [0.0, 0.0, 0.06]}
-    high = holding_basket(raised, **loaded)
+    high = holding_basket(raised, soup=raised + [0.0, 0.0, 0.06])
     bring_in = expert_action(TAKE_OUT, high, start)
     assert bring_in[0] < -0.5 and np.allclose(bring_in[3:6], 0.0, atol=1e-6)  # towards POUR_X, not rolled yet
     over = raised + [POUR_X - high[EEF][0], 0.0, 0.0]
@@ -129,7 +128,6 @@ def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
     fallen = over + [0.0, -0.1, 0.038 - over[2]]
     keep = expert_action(TAKE_OUT, holding_basket(over, soup=fallen), start)
     assert keep[-1] == CLOSE and keep[1] > 0 and keep[0] == 0.0  # carried away from the can, along y only, before letting go
-
 
 
 def test_an_object_is_lowered_into_the_basket_beside_one_already_in_it():
