@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from imaginebench.envs.libero.expert import CLOSE, HOVER, OPEN, LiberoExpert, gap, grasp_point
-from imaginebench.envs.libero.layout import EEF, OBJECT_AREA, OBJECTS, SHORT
+from imaginebench.envs.libero.layout import EEF, OBJECT_AREA, OBJECTS, SHORT, hand_fits
 
 BANK_FILE = Path(__file__).resolve().parents[3] / "assets" / "Libero-v0" / "init_banks.npz"
 BASKET_AREA = ((-0.06, 0.06), (0.22, 0.28))
@@ -39,13 +39,20 @@ RELEASED_GAP = 0.07
 the hand waits for it before it rises."""
 
 
+def apart(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two objects' xy far enough apart to grasp either with the other standing. Without room for the
+    hand, lowered to the cheese it knocked over the dressing standing 3 cm off in x and 12 cm in y (the
+    one start that failed sequential cheese-and-dressing and all-three) and rested on a can beside it."""
+    return bool(np.linalg.norm(a - b) >= OBJECT_GAP and hand_fits(a, b))
+
+
 def sample_layout(rng: np.random.Generator) -> dict[str, np.ndarray]:
     """xy of the basket and of every object, by rejection sampling."""
     basket = np.array([rng.uniform(*BASKET_AREA[0]), rng.uniform(*BASKET_AREA[1])])
     while True:
         points = [np.array([rng.uniform(*OBJECT_AREA[0]), rng.uniform(*OBJECT_AREA[1])]) for _ in OBJECTS]
-        apart = all(np.linalg.norm(a - b) >= OBJECT_GAP for i, a in enumerate(points) for b in points[i + 1 :])
-        if apart and all(np.linalg.norm(p - basket) >= BASKET_GAP for p in points):
+        spread = all(apart(a, b) for i, a in enumerate(points) for b in points[i + 1 :])
+        if spread and all(np.linalg.norm(p - basket) >= BASKET_GAP for p in points):
             return {"basket": basket, **dict(zip(OBJECTS, points))}
 
 

@@ -25,8 +25,21 @@ SHORT: dict[str, str] = {"alphabet_soup": "soup", "cream_cheese": "cheese", "sal
 
 OBJECT_AREA = ((-0.24, 0.10), (-0.30, 0.06))
 """x and y ranges objects start in (in front of the robot, whose base is at x -0.6, within easy reach)."""
+HAND_HALF = np.array([0.035, 0.105])
+"""Half-extent in x and y of the pointing-down Panda hand around its end effector (its collision
+geoms, measured: -3.0..3.9 cm and ±10.4 cm; the fingers close along y)."""
+OBJECT_RADIUS = 0.035
+"""Largest horizontal half-width of the soup, cheese and dressing."""
+BASKET_HALF = 0.09
+"""Horizontal half-width of the basket's outside (7.5 cm inside, 1.3 cm walls)."""
 FLOOR_LIMIT = 0.6
 """|x|, |y| bound of the floor area objects and the gripper can legally be in (the scene's floor region)."""
+
+
+def hand_fits(hand: np.ndarray, obstacle: np.ndarray, half_width: float = OBJECT_RADIUS) -> bool:
+    """Whether the pointing-down hand over xy ``hand`` can come down beside an obstacle of that
+    half-width standing at xy ``obstacle`` (their footprints do not overlap)."""
+    return bool(np.any(np.abs(hand - obstacle) >= HAND_HALF + half_width))
 
 
 def entity_slice(name: str) -> slice:

@@ -6,10 +6,10 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop, expert_action,
-    aside_point, grasp_point, rim_grip_point,
+    ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop,
+    expert_action, aside_point, grasp_point, rim_grip_point,
 )  # fmt: skip
-from imaginebench.envs.libero.layout import EEF, ENTITIES, OBJECT_AREA, compose_state
+from imaginebench.envs.libero.layout import BASKET_HALF, EEF, ENTITIES, OBJECT_AREA, compose_state, hand_fits
 from imaginebench.envs.libero.tasks import TASKS
 
 SOUP = np.array([-0.1, -0.2, 0.038])
@@ -65,6 +65,21 @@ def test_hand_over_the_object_but_off_centre_goes_back_up_before_descending():
     assert expert_action(PICK, s, s)[2] >= 0.0  # no descent until centred
     s = state(point + [0.005, 0.0, HOVER])
     assert expert_action(PICK, s, s)[2] == -1.0
+
+
+def test_an_object_still_held_in_the_basket_is_lowered_and_let_go_before_the_next_object():
+    """Its basket stage completed while the hand was lowering it; the next stage is the cheese's grasp."""
+    next_grasp = TASKS["sequential-pick-and-place-all"].stages[2]
+    assert next_grasp.obj == "cream_cheese" and next_grasp.action == "grasp"
+    held = CONTACT_GAP["alphabet_soup"]
+    soup = LAYOUT["basket"] + [0.0, 0.0, 0.14]
+    lowering = state(grasp_point(state(np.zeros(3), soup=soup), "alphabet_soup"), held, soup=soup)
+    action = expert_action(next_grasp, lowering, lowering)
+    assert action[-1] == CLOSE and action[2] < -0.3 and np.all(np.abs(action[:2]) < 0.1)  # on down, still holding it
+    drop = basket_drop(lowering, "alphabet_soup")
+    soup_at_drop = soup + drop - lowering[EEF]
+    arrived = state(drop, held, soup=soup_at_drop)
+    assert expert_action(next_grasp, arrived, arrived)[-1] == OPEN
 
 
 def test_held_object_is_carried_high_over_the_basket_and_lowered_into_it():
@@ -143,3 +158,16 @@ def test_an_object_is_put_aside_no_nearer_the_robot_than_the_objects_start_area(
     start = state(np.array([-0.15, 0.0, 0.26]), soup=near_edge)
     point = aside_point("alphabet_soup", start)
     assert point[0] >= OBJECT_AREA[0][0] and np.linalg.norm(point[:2] - near_edge[:2]) == pytest.approx(ASIDE_SHIFT)
+
+
+def test_an_object_is_put_aside_inside_the_start_area_where_the_hand_has_room():
+    """Two starts the expert failed: the cheese put aside 19 cm out in x (beyond reach at carrying
+    height), and put aside so close to the basket that the hand came down on its rim."""
+    for cheese, soup, dressing, basket in (([0.032, -0.212], [-0.21, -0.25], [-0.22, -0.08], [0.05, 0.28]),
+                                           ([-0.158, -0.036], [-0.23, -0.23], [-0.06, -0.13], [-0.05, 0.25])):  # fmt: skip
+        xy = {"alphabet_soup": soup, "cream_cheese": cheese, "salad_dressing": dressing, "basket": basket}
+        start = compose_state(np.zeros(7), [-0.15, 0.0, 0.26], DOWN.as_quat(), [0.039, -0.039],
+                              {name: np.array([*xy[name], 0.01, 0.0, 0.0, 0.0, 1.0]) for name in ENTITIES})  # fmt: skip
+        point = aside_point("cream_cheese", start)[:2]
+        assert OBJECT_AREA[0][0] <= point[0] <= OBJECT_AREA[0][1] and OBJECT_AREA[1][0] <= point[1] <= OBJECT_AREA[1][1]
+        assert hand_fits(point, np.array(basket), BASKET_HALF) and hand_fits(point, np.array(soup)) and hand_fits(point, np.array(dressing))

@@ -1,0 +1,25 @@
+"""Libero-v0 start layouts (pure: no simulator)."""
+
+import numpy as np
+import pytest
+
+from imaginebench.envs.libero.banks import BASKET_GAP, OBJECT_GAP, apart, sample_layout
+from imaginebench.envs.libero.layout import HAND_HALF, OBJECT_AREA, OBJECT_RADIUS, OBJECTS
+
+HAND_ROOM = HAND_HALF + OBJECT_RADIUS
+
+
+def test_the_start_that_failed_sequential_tasks_is_too_tight_for_the_hand():
+    cheese, dressing = np.array([0.02, -0.18]), np.array([0.05, -0.30])
+    assert np.linalg.norm(cheese - dressing) >= OBJECT_GAP and not apart(cheese, dressing)
+    assert apart(cheese, dressing + [HAND_ROOM[0], 0.0]) and apart(cheese, dressing - [0.0, 0.03])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_sampled_layouts_leave_room_to_grasp_every_object(seed):
+    layout = sample_layout(np.random.default_rng(seed))
+    for i, a in enumerate(OBJECTS):
+        assert OBJECT_AREA[0][0] <= layout[a][0] <= OBJECT_AREA[0][1] and OBJECT_AREA[1][0] <= layout[a][1] <= OBJECT_AREA[1][1]
+        assert np.linalg.norm(layout[a] - layout["basket"]) >= BASKET_GAP
+        for b in OBJECTS[i + 1 :]:
+            assert np.any(np.abs(layout[a] - layout[b]) >= HAND_ROOM)
