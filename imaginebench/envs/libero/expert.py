@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from imaginebench.envs.libero.layout import BASKET_HALF, EEF, EEF_QUAT, FINGERS, OBJECT_AREA, OBJECTS, entity_slice, hand_fits, position
+from imaginebench.envs.libero.layout import BASKET_HALF, EEF, EEF_QUAT, FINGERS, OBJECT_AREA, OBJECT_RADIUS, OBJECTS, entity_slice, hand_fits, position
 from imaginebench.envs.libero.tasks import Stage
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ CAN_AXIS = np.array([0.0, 1.0, 0.0])
 """The soup can's axis in its body frame (upright: vertical)."""
 REST_HEIGHT = {"alphabet_soup": 0.038, "cream_cheese": 0.009, "salad_dressing": 0.073}
 """Height of an object's body origin above what it stands on (measured on the settled scene)."""
+TOP_HEIGHT = {"alphabet_soup": 0.046, "cream_cheese": 0.009, "salad_dressing": 0.077}
+"""Height of an object's top above its body origin, standing (8.4, 1.8 and 15 cm tall)."""
 CONTACT_GAP = {"alphabet_soup": 0.063, "cream_cheese": 0.042, "salad_dressing": 0.037}
 """Finger gap (first minus second finger position) of fingers closed on each object (measured:
 the 10-90 % range over 240 expert grasps is within 0.002 of these); fully open is 0.078."""
@@ -52,6 +54,11 @@ OVER_RIM = 0.115
 fingers) rests on the 14 cm rim a few millimetres below (measured); objects are let go from there."""
 HOVER = 0.12
 """Height of the approach point above the grasp point."""
+RIM_CLEAR = 0.22
+"""End-effector height above the basket's origin a hand over the basket rises to before it moves off
+sideways (its fingertips, 1.3 cm below, clear the 14.8 cm rim). Moving off at 13 cm, straight for the
+hover point over the low cheese, it dragged the basket along and tipped it over (2 of 20
+sequential-pick-and-place-all episodes)."""
 CARRY_Z = 0.30
 """End-effector height for carrying (clears the basket's 0.14 rim with the 0.15 long dressing held)."""
 LOW = 0.04
@@ -203,6 +210,10 @@ def approach(state: np.ndarray, point: np.ndarray, close: bool) -> tuple[np.ndar
     allowance = DESCEND_XY + (AT_XY - DESCEND_XY) * float(np.clip(1.0 - height / HOVER, 0.0, 1.0))
     if offset < allowance:
         return point, OPEN
+    rim_clear = position(state, "basket")[2] + RIM_CLEAR
+    low_over_basket = hand[2] < rim_clear - LOW and not hand_fits(hand[:2], position(state, "basket")[:2], BASKET_HALF)
+    if offset > NEAR and low_over_basket:
+        return np.array([*hand[:2], max(hover[2], rim_clear)]), OPEN
     if offset > NEAR and height < HOVER - LOW:
         return np.array([*hand[:2], hover[2]]), OPEN  # straight up first: no sweeping through other objects
     return hover, OPEN
@@ -243,7 +254,9 @@ def pour(state: np.ndarray, obj: str) -> tuple[np.ndarray, float, Rotation]:
 def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
     """The hand point that puts the held object's centre (not the hand) low over the basket's centre:
     an object released off-centre lies too close to a wall for the fingers to reach it again. Objects
-    already in the basket push that point ``BESIDE`` away from them."""
+    already in the basket push that point ``BESIDE`` away from them; one still under it raises the
+    point to just above its top (lowered onto the can standing near the centre, the cheese held the
+    hand 3 cm above its release height until the horizon: 1 of 20 all-three episodes)."""
     height = max(BASKET_FLOOR + REST_HEIGHT[obj] + GRASP_HEIGHT[obj] + DROP_GAP, OVER_RIM)
     basket = position(state, "basket")
     centre = basket[:2].copy()
@@ -251,7 +264,11 @@ def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
         if other != obj and in_basket(state, other):
             centre += BESIDE * towards(position(state, other)[:2], basket[:2])
     offset = position(state, obj)[:2] - state[EEF][:2]
-    return np.array([*(centre - offset), basket[2] + height])
+    z = basket[2] + height
+    for other in OBJECTS:
+        if other != obj and in_basket(state, other) and np.linalg.norm(position(state, other)[:2] - centre) < 2 * OBJECT_RADIUS:
+            z = max(z, position(state, other)[2] + TOP_HEIGHT[other] + REST_HEIGHT[obj] + GRASP_HEIGHT[obj] + DROP_GAP)
+    return np.array([*(centre - offset), z])
 
 
 def aside_point(obj: str, start: np.ndarray) -> np.ndarray:

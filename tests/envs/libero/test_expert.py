@@ -6,7 +6,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, basket_drop,
+    ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, TOP_HEIGHT, basket_drop,
     expert_action, aside_point, grasp_point, rim_grip_point,
 )  # fmt: skip
 from imaginebench.envs.libero.layout import BASKET_HALF, EEF, ENTITIES, OBJECT_AREA, compose_state, hand_fits
@@ -148,8 +148,19 @@ def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
 def test_an_object_is_lowered_into_the_basket_beside_one_already_in_it():
     hand = np.array([*LAYOUT["basket"][:2], 0.3])
     alone = basket_drop(state(hand), "cream_cheese")
-    beside = basket_drop(state(hand, soup=LAYOUT["basket"] + [0.0, 0.02, 0.06]), "cream_cheese")
-    assert np.allclose(beside - alone, [0.0, -BESIDE, 0.0])  # away from the can, which stands +y of the centre
+    can = LAYOUT["basket"] + [0.0, 0.02, 0.06]
+    beside = basket_drop(state(hand, soup=can), "cream_cheese")
+    assert np.allclose(beside[:2] - alone[:2], [0.0, -BESIDE])  # away from the can, which stands +y of the centre
+    assert beside[2] > max(can[2] + TOP_HEIGHT["alphabet_soup"], alone[2])  # 6 cm from the can's axis: above its top
+    farther = LAYOUT["basket"] + [0.0, 0.06, 0.06]
+    assert np.isclose(basket_drop(state(hand, soup=farther), "cream_cheese")[2], alone[2])  # clear of it: as low as alone
+
+
+def test_a_hand_low_over_the_basket_rises_above_its_rim_before_moving_off():
+    pick_cheese = TASKS["pick-cheese"].stages[0]
+    released = state(np.array([*LAYOUT["basket"][:2], 0.13]))  # 12 cm above the cheese's grasp point
+    action = expert_action(pick_cheese, released, released)
+    assert action[2] > 0.5 and np.allclose(action[:2], 0.0)  # straight up, not off towards the cheese
 
 
 def test_an_object_is_put_aside_no_nearer_the_robot_than_the_objects_start_area():
