@@ -90,6 +90,8 @@ class FloorScene:
         controller.reset_goal()
         if snapshot.goal_orientation is not None:
             controller.goal_ori = snapshot.goal_orientation.copy()
+        for observable in self.control.env._observables.values():
+            observable.reset()  # its sampling timer, as robosuite's own reset does: its phase decides which sub-step the next observations come from
         self._observation = self.control.env._get_observations(force_update=True)
         self.owner = owner
 
