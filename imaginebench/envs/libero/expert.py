@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from imaginebench.envs.libero.layout import BASKET_HALF, EEF, EEF_QUAT, FINGERS, OBJECT_AREA, OBJECT_RADIUS, OBJECTS, entity_slice, hand_fits, position
+from imaginebench.envs.libero.layout import BASKET_HALF, EEF, EEF_QUAT, FINGERS, OBJECT_RADIUS, OBJECTS, entity_slice, hand_fits, in_object_area, position
 from imaginebench.envs.libero.tasks import Stage
 
 if TYPE_CHECKING:
@@ -210,8 +210,9 @@ def approach(state: np.ndarray, point: np.ndarray, close: bool) -> tuple[np.ndar
     allowance = DESCEND_XY + (AT_XY - DESCEND_XY) * float(np.clip(1.0 - height / HOVER, 0.0, 1.0))
     if offset < allowance:
         return point, OPEN
-    rim_clear = position(state, "basket")[2] + RIM_CLEAR
-    low_over_basket = hand[2] < rim_clear - LOW and not hand_fits(hand[:2], position(state, "basket")[:2], BASKET_HALF)
+    basket = position(state, "basket")
+    rim_clear = basket[2] + RIM_CLEAR
+    low_over_basket = hand[2] < rim_clear - LOW and not hand_fits(hand[:2], basket[:2], BASKET_HALF)
     if offset > NEAR and low_over_basket:
         return np.array([*hand[:2], max(hover[2], rim_clear)]), OPEN
     if offset > NEAR and height < HOVER - LOW:
@@ -259,14 +260,14 @@ def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
     hand 3 cm above its release height until the horizon: 1 of 20 all-three episodes)."""
     height = max(BASKET_FLOOR + REST_HEIGHT[obj] + GRASP_HEIGHT[obj] + DROP_GAP, OVER_RIM)
     basket = position(state, "basket")
+    already_in = [other for other in OBJECTS if other != obj and in_basket(state, other)]
     centre = basket[:2].copy()
-    for other in OBJECTS:
-        if other != obj and in_basket(state, other):
-            centre += BESIDE * towards(position(state, other)[:2], basket[:2])
+    for other in already_in:
+        centre += BESIDE * towards(position(state, other)[:2], basket[:2])
     offset = position(state, obj)[:2] - state[EEF][:2]
     z = basket[2] + height
-    for other in OBJECTS:
-        if other != obj and in_basket(state, other) and np.linalg.norm(position(state, other)[:2] - centre) < 2 * OBJECT_RADIUS:
+    for other in already_in:
+        if np.linalg.norm(position(state, other)[:2] - centre) < 2 * OBJECT_RADIUS:
             z = max(z, position(state, other)[2] + TOP_HEIGHT[other] + REST_HEIGHT[obj] + GRASP_HEIGHT[obj] + DROP_GAP)
     return np.array([*(centre - offset), z])
 
@@ -283,9 +284,7 @@ def aside_point(obj: str, start: np.ndarray) -> np.ndarray:
     basket = position(start, "basket")[:2]
     angles = np.linspace(0.0, 2 * np.pi, 8, endpoint=False)
     candidates = here + ASIDE_SHIFT * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    (x_low, x_high), (y_low, y_high) = OBJECT_AREA
-    inside = (candidates[:, 0] >= x_low) & (candidates[:, 0] <= x_high) & (candidates[:, 1] >= y_low) & (candidates[:, 1] <= y_high)
-    candidates = candidates[inside]  # a move along x and one along y always remain: the area is over twice the shift across
+    candidates = candidates[in_object_area(candidates)]  # a move along x and one along y always remain: the area is over twice the shift across
     roomy = [c for c in candidates if all(hand_fits(c, other) for other in others) and hand_fits(c, basket, BASKET_HALF)]
     pool = np.array(roomy) if roomy else candidates
     clearance = [min(np.linalg.norm(c - o) for o in (*others, basket)) - ASIDE_REACH_PENALTY * np.linalg.norm(c) for c in pool]

@@ -36,6 +36,12 @@ FLOOR_LIMIT = 0.6
 """|x|, |y| bound of the floor area objects and the gripper can legally be in (the scene's floor region)."""
 
 
+def in_object_area(xy: np.ndarray) -> np.ndarray:
+    """Whether xy points (shape (..., 2)) lie in ``OBJECT_AREA``, bounds included."""
+    low, high = np.array(OBJECT_AREA).T
+    return np.all((xy >= low) & (xy <= high), axis=-1)
+
+
 def hand_fits(hand: np.ndarray, obstacle: np.ndarray, half_width: float = OBJECT_RADIUS) -> bool:
     """Whether the pointing-down hand over xy ``hand`` can come down beside an obstacle of that
     half-width standing at xy ``obstacle`` (their footprints do not overlap)."""

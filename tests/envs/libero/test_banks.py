@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from imaginebench.envs.libero.banks import BASKET_GAP, OBJECT_GAP, apart, sample_layout
-from imaginebench.envs.libero.layout import HAND_HALF, OBJECT_AREA, OBJECT_RADIUS, OBJECTS
+from imaginebench.envs.libero.layout import HAND_HALF, OBJECT_RADIUS, OBJECTS, hand_fits, in_object_area
 
 HAND_ROOM = HAND_HALF + OBJECT_RADIUS
 
@@ -19,7 +19,7 @@ def test_the_start_that_failed_sequential_tasks_is_too_tight_for_the_hand():
 def test_sampled_layouts_leave_room_to_grasp_every_object(seed):
     layout = sample_layout(np.random.default_rng(seed))
     for i, a in enumerate(OBJECTS):
-        assert OBJECT_AREA[0][0] <= layout[a][0] <= OBJECT_AREA[0][1] and OBJECT_AREA[1][0] <= layout[a][1] <= OBJECT_AREA[1][1]
+        assert in_object_area(layout[a])
         assert np.linalg.norm(layout[a] - layout["basket"]) >= BASKET_GAP
         for b in OBJECTS[i + 1 :]:
-            assert np.any(np.abs(layout[a] - layout[b]) >= HAND_ROOM)
+            assert hand_fits(layout[a], layout[b])

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from imaginebench.envs.libero import DOMAIN
+from imaginebench.envs.libero.expert import LiberoExpert
 from imaginebench.envs.libero.layout import EEF, STATE_DIM, position
 from tests.envs.expert_episode import run_expert
 
@@ -70,8 +71,6 @@ def test_envs_sharing_the_simulator_do_not_disturb_each_other(envs):
 def test_an_episode_replays_bit_for_bit_whatever_ran_before_it(envs):
     """Observables sample on a timer robosuite resets only in its own reset: carried over from the last
     episode, its phase made the same start diverge by up to 3 cm within 50 expert steps."""
-    from imaginebench.envs.libero.expert import LiberoExpert
-
     train, easy = envs
     expert = LiberoExpert()
 

@@ -9,7 +9,7 @@ from imaginebench.envs.libero.expert import (
     ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, TOP_HEIGHT, basket_drop,
     expert_action, aside_point, grasp_point, rim_grip_point,
 )  # fmt: skip
-from imaginebench.envs.libero.layout import BASKET_HALF, EEF, ENTITIES, OBJECT_AREA, compose_state, hand_fits
+from imaginebench.envs.libero.layout import BASKET_HALF, EEF, ENTITIES, OBJECT_AREA, compose_state, hand_fits, in_object_area
 from imaginebench.envs.libero.tasks import TASKS
 
 SOUP = np.array([-0.1, -0.2, 0.038])
@@ -180,5 +180,5 @@ def test_an_object_is_put_aside_inside_the_start_area_where_the_hand_has_room():
         start = compose_state(np.zeros(7), [-0.15, 0.0, 0.26], DOWN.as_quat(), [0.039, -0.039],
                               {name: np.array([*xy[name], 0.01, 0.0, 0.0, 0.0, 1.0]) for name in ENTITIES})  # fmt: skip
         point = aside_point("cream_cheese", start)[:2]
-        assert OBJECT_AREA[0][0] <= point[0] <= OBJECT_AREA[0][1] and OBJECT_AREA[1][0] <= point[1] <= OBJECT_AREA[1][1]
+        assert in_object_area(point)
         assert hand_fits(point, np.array(basket), BASKET_HALF) and hand_fits(point, np.array(soup)) and hand_fits(point, np.array(dressing))
