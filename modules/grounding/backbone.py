@@ -71,16 +71,20 @@ def build_backbone(
     max_positions: int,
     init_seed: int,
     dtype: str,
+    keep_layers: int | None = None,
 ) -> PreTrainedModel:
-    """``path`` set: load that directory (e.g. Llama-2-7b-chat) with ``local_files_only``. Otherwise
-    build a Llama from the size arguments, initialised under ``init_seed`` without touching the
-    global random state."""
+    """``path`` set: load that directory (e.g. Llama-2-7b-chat) with ``local_files_only``, keeping
+    only its first ``keep_layers`` decoder layers if set. Otherwise build a Llama from the size
+    arguments, initialised under ``init_seed`` without touching the global random state."""
     if dtype not in DTYPES:
         raise ValueError(f"grounding: backbone_dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if path is not None:
         if not Path(path).is_dir():
             raise FileNotFoundError(f"grounding: backbone directory {path!r} does not exist (backbone option)")
-        return AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
+        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
+        return model if keep_layers is None else keep_first_layers(model, keep_layers)
+    if keep_layers is not None:
+        raise ValueError("grounding: backbone_layers truncates a pretrained backbone; a backbone built from a config takes num_layers")
     config = LlamaConfig(
         vocab_size=vocab_size, hidden_size=hidden_size, num_hidden_layers=num_layers, num_attention_heads=num_heads,
         num_key_value_heads=num_heads, intermediate_size=intermediate_size, max_position_embeddings=max_positions,
@@ -90,6 +94,19 @@ def build_backbone(
         torch.manual_seed(init_seed)
         model = LlamaForCausalLM(config)
     return model.to(DTYPES[dtype])
+
+
+def keep_first_layers(model: PreTrainedModel, count: int) -> PreTrainedModel:
+    """Drop every decoder layer after the first ``count``: the lower layers of a pretrained stack
+    hold much of its lexical knowledge at a fraction of the cost (the final norm and the text head stay)."""
+    layers = model.get_decoder().layers
+    if not 1 <= count <= len(layers):
+        raise ValueError(f"grounding: backbone_layers must be between 1 and {len(layers)} for this backbone, got {count}")
+    model.get_decoder().layers = layers[:count]
+    model.config.num_hidden_layers = count
+    if getattr(model.config, "layer_types", None):
+        model.config.layer_types = model.config.layer_types[:count]
+    return model
 
 
 def fingerprint(parameters: list[torch.Tensor]) -> list[float]:

@@ -24,6 +24,7 @@ from torch import Tensor, nn
 
 from imaginebench.env_spec import EnvSpec
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
+from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -36,6 +37,7 @@ class GroundingModule(LightningModule):
         self,
         env_spec: dict,
         backbone: str | None = None,
+        backbone_layers: int | None = None,
         tokenizer: str | None = None,
         hidden_size: int = 128,
         num_layers: int = 4,
@@ -59,9 +61,12 @@ class GroundingModule(LightningModule):
         explanation_eval_rollouts: int = 32,
         vocabulary: list[str] | None = None,
         predict_state_change: bool = False,
+        state_change_range: int = 0,
     ) -> None:
-        """``backbone``: a local HF directory, or None for a Llama of the given sizes built from a
-        config (seeded by ``init_seed``). ``tokenizer``: a local directory; default the backbone's
+        """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
+        the cache on first use), a local HF directory, or None for a Llama of the given sizes built
+        from a config (seeded by ``init_seed``). ``backbone_layers``: keep only the first k decoder
+        layers of a pretrained backbone (cost falls with k). ``tokenizer``: a local directory; default the backbone's
         own, or the MiniLM WordPiece vocabulary for a from-config backbone. ``round_states``: the
         env's states are whole numbers (grids), so generated states are rounded.
         ``explanation_eval_rollouts``: held-out real rollouts explained after each validation.
@@ -70,14 +75,23 @@ class GroundingModule(LightningModule):
         from-config backbone has no pretrained vocabulary to preserve. ``predict_state_change``: the
         state head predicts the change from the latest state earlier in the sequence (most dimensions
         do not change in a step, which is why learned dynamics models such as MBPO's predict
-        differences); off, it predicts the state itself, as KALM did."""
+        differences); off, it predicts the state itself, as KALM did. ``state_change_range`` r > 0:
+        for envs whose states are whole numbers that change by at most r per step (grids), the state
+        head classifies each dimension's change into 2r + 1 classes instead of regressing it, so a
+        predicted state is exact or wrong, never off by a rounding error (needs ``predict_state_change``)."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
+        if state_change_range < 0 or (state_change_range and not predict_state_change):
+            raise ValueError(f"grounding: state_change_range must be >= 0 and needs predict_state_change, got {state_change_range}")
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
-        self.tokenizer = load_tokenizer(tokenizer or backbone, vocabulary)
-        lm = build_backbone(backbone, len(self.tokenizer), hidden_size, num_layers, num_heads, intermediate_size, max_positions, init_seed, backbone_dtype)
+        backbone_dir = resolve_backbone(backbone)
+        self.tokenizer = load_tokenizer(tokenizer or backbone_dir, vocabulary)
+        lm = build_backbone(
+            backbone_dir, len(self.tokenizer), hidden_size, num_layers, num_heads, intermediate_size, max_positions, init_seed,
+            backbone_dtype, backbone_layers,
+        )  # fmt: skip
         self.base_fingerprint = fingerprint(list(lm.parameters()))
         if finetune == "lora":
             targets = list(lora_target_modules or LORA_TARGETS)
@@ -88,7 +102,7 @@ class GroundingModule(LightningModule):
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
         self.state_projection = nn.Linear(spec.state_dim, width)
-        self.state_head = nn.Linear(width, spec.state_dim)
+        self.state_head = nn.Linear(width, spec.state_dim * self.state_classes)
         if spec.is_discrete:
             self.action_projection: nn.Module = nn.Embedding(spec.num_actions, width)
             self.action_head = nn.Linear(width, spec.num_actions)
@@ -112,11 +126,25 @@ class GroundingModule(LightningModule):
     def standardize(self, states: Tensor) -> Tensor:
         return (states - self.state_mean) / self.state_std
 
+    @property
+    def state_classes(self) -> int:
+        """Outputs of the state head per dimension: 1 (regression) or 2r + 1 change classes."""
+        return 2 * self.hparams.state_change_range + 1
+
     def state_target(self, states: Tensor, reference: Tensor) -> Tensor:
         """What the state head regresses: the standardised state, or its standardised change from ``reference``."""
         if self.hparams.predict_state_change:
             return (states - reference) / self.state_std
         return self.standardize(states)
+
+    def state_loss(self, hidden: Tensor, states: Tensor, reference: Tensor) -> Tensor:
+        """MSE of the regressed target, or cross-entropy of each dimension's change class."""
+        output = self.state_head(hidden)
+        change_range = self.hparams.state_change_range
+        if not change_range:
+            return F.mse_loss(output, self.state_target(states, reference))
+        change = (states - reference).round().long().clamp(-change_range, change_range) + change_range
+        return F.cross_entropy(output.reshape(-1, self.state_classes), change.reshape(-1))
 
     def latest_states(self, batch: dict[str, Tensor]) -> Tensor:
         """For each position, the state of the latest state slot at or before it (the mean before any)."""
@@ -154,8 +182,7 @@ class GroundingModule(LightningModule):
         select = supervised & (target_kinds == STATE)
         if select.any():
             reference = self.latest_states(batch)[:, :-1][select]
-            target = self.state_target(batch["states"][:, 1:][select], reference)
-            losses["state"] = F.mse_loss(self.state_head(hidden[select]), target)
+            losses["state"] = self.state_loss(hidden[select], batch["states"][:, 1:][select], reference)
         select = supervised & (target_kinds == ACTION)
         if select.any():
             prediction, target = self.action_head(hidden[select]), batch["actions"][:, 1:][select]
@@ -180,8 +207,12 @@ class GroundingModule(LightningModule):
     def predict_state(self, hidden: Tensor, previous: Tensor) -> Tensor:
         """The next state from the hidden state of the slot before it; ``previous`` is the latest state
         in the sequence (the base of a predicted change). Rounded for envs with whole-number states."""
-        output = self.state_head(hidden.float()) * self.state_std
-        states = output + (previous if self.hparams.predict_state_change else self.state_mean)
+        output = self.state_head(hidden.float())
+        change_range = self.hparams.state_change_range
+        if change_range:
+            classes = output.reshape(*output.shape[:-1], -1, self.state_classes).argmax(-1)
+            return previous + (classes - change_range).to(previous.dtype)
+        states = output * self.state_std + (previous if self.hparams.predict_state_change else self.state_mean)
         return states.round() if self.hparams.round_states else states
 
     # ----------------------------------------------------------------------------- training

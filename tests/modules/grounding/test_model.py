@@ -128,3 +128,27 @@ def test_a_checkpoint_refuses_a_different_backbone(tmp_path, babyai_real):
     _, path, _ = fit_tiny(tmp_path, babyai_real)
     with pytest.raises(ValueError, match="backbone"):
         GroundingModule.load_from_checkpoint(path, init_seed=1)
+
+
+def test_a_categorical_state_head_predicts_whole_changes_per_dimension(babyai_real):
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, predict_state_change=True, state_change_range=3)
+    classes = module.state_classes
+    assert classes == 7 and module.state_head.out_features == 17 * 7
+    bias = torch.full((17, classes), -5.0)
+    bias[:, 3] = 5.0  # every dimension unchanged ...
+    bias[13] = torch.tensor([-5.0, -5.0, -5.0, 0.0, 5.0, -5.0, -5.0]) + 1.0  # ... except agent_row: +1
+    with torch.no_grad():
+        module.state_head.weight.zero_()
+        module.state_head.bias.copy_(bias.flatten())
+    previous = datamodule.train_rollouts[0].states[0:1]
+    expected = previous.clone()
+    expected[0, 13] += 1
+    torch.testing.assert_close(module.predict_state(torch.randn(1, 32), previous), expected)
+    change = torch.zeros(1, 17)
+    change[0, 13] = 1
+    loss = module.state_loss(torch.randn(1, 32), previous + change, previous)
+    assert float(loss) < 0.01  # the head already predicts exactly this change
+    assert float(module.state_loss(torch.randn(1, 32), previous, previous)) > 0.2  # one dimension of 17 is ~5 nats off
+    with pytest.raises(ValueError, match="state_change_range"):
+        tiny_module(datamodule, predict_state_change=False, state_change_range=3)
