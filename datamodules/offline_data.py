@@ -73,8 +73,8 @@ class OfflineDataModule(LightningDataModule):
     ) -> None:
         """``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
         the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
-        ``transitions`` (a generated next state the simulator does not reach), ``legal`` (a state the
-        env cannot be in). Whether filtering helps is one of ImagineBench's open questions."""
+        ``transitions`` (a generated next state the simulator does not reach: any drift), ``legal``
+        (a state the env cannot be in). Whether filtering helps is one of ImagineBench's open questions."""
         super().__init__()
         unknown = set(imaginary_filter) - set(ROLLOUT_CHECKS)
         if unknown:

@@ -49,6 +49,9 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     quality = json.loads((out / "quality.json").read_text())
     assert [report["level"] for report in quality] == ["rephrase", "easy", "hard"]
     assert all(report["overall"]["rollouts"] == 4 for report in quality)
+    summaries = [summary for report in quality for summary in (report["overall"], *report["per_task"].values())]
+    assert all(isinstance(s["one_step_error_rate"], float) and isinstance(s["drift_error_rate"], float) for s in summaries)
+    assert "one-step" in stdout and "drift" in stdout
     results = json.loads((out / "bc-real+imaginary" / "run" / "results.json").read_text())
     assert list(results["levels"]) == ["train", "rephrase", "easy", "hard"]
     config = yaml.safe_load((out / "bc-real+imaginary" / "run" / "config.yaml").read_text())

@@ -18,9 +18,11 @@ class ImagineBenchEnv(gym.Env):
     Without a fixed ``task`` each reset draws one of the level's tasks uniformly (seeded);
     ``options={"task": name}`` picks one explicitly.
 
-    Imaginary rollouts are judged against the simulator through three more members, which every
+    Imaginary rollouts are judged against the simulator through more members, which every
     domain supplies: ``success_flags`` (the current episode's goal checked on generated states),
-    ``state_violations`` (why a state cannot occur in this env) and ``state_tolerance``.
+    ``state_violations`` (why a state cannot occur in this env), ``state_tolerance``, ``state``,
+    and, where the state vector determines the simulator (``state_determines_simulator``),
+    ``set_state`` for judging each generated transition on its own.
     """
 
     horizon: int = 0
@@ -28,6 +30,10 @@ class ImagineBenchEnv(gym.Env):
     state_tolerance: float = 0.0
     """Largest absolute difference per dimension at which a generated state still matches the
     simulated one (0 for exact, discrete states; physics domains allow for float noise)."""
+
+    state_determines_simulator: bool = False
+    """Whether a state vector fixes everything the next ``step`` depends on, so ``set_state`` can
+    put the simulator in any legal state (the one-step transition check needs it)."""
 
     env_id: str = ""
     state_space: gym.spaces.Box
@@ -80,6 +86,23 @@ class ImagineBenchEnv(gym.Env):
         """Reasons ``state`` cannot occur in this env (out of bounds, overlapping objects,
         impossible carries, ...); empty when it is legal. Independent of the episode's goal."""
         raise NotImplementedError(f"{self.env_id} has no legality check")
+
+    def state(self) -> np.ndarray:
+        """The current state vector (what the last observation's ``state`` held)."""
+        raise NotImplementedError(f"{self.env_id} does not report its current state")
+
+    def set_state(self, state: np.ndarray) -> None:
+        """Put the simulator in ``state`` mid-episode, so that ``step`` continues exactly as from a
+        reached state; the episode's task, goal and step count stay. Raises ``ValueError`` for a
+        state the env cannot be in (``state_violations``). Only where ``state_determines_simulator``."""
+        raise NotImplementedError(f"{self.env_id}: the state vector does not determine the simulator's state, so it cannot be set from one")
+
+    def _settable(self, state: np.ndarray) -> np.ndarray:
+        """``state`` as float64 once it is legal: ``set_state``'s first check in every domain."""
+        state = np.asarray(state, dtype=np.float64)
+        if reasons := self.state_violations(state):
+            raise ValueError(f"{self.env_id}: set_state got a state the env cannot be in: {'; '.join(reasons)}")
+        return state
 
     def get_dataset(self, level: str | None = None, data_dir: str | None = None):
         """Original-benchmark compatibility: ``(real, imaginary)`` dicts of padded arrays."""

@@ -105,6 +105,9 @@ class BabyAIEnv(ImagineBenchEnv):
     state_space = spaces.Box(0.0, STATE_HIGH, (STATE_DIM,), np.float32)
     action_space = spaces.Discrete(NUM_ACTIONS)
     horizon = HORIZON
+    state_determines_simulator = True
+    """The 17 numbers name every object's colour and cell, the door's row and state, the agent's
+    cell and what it carries: all ``step`` reads (the agent's heading only draws the frame)."""
 
     def __init__(
         self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = None
@@ -153,6 +156,13 @@ class BabyAIEnv(ImagineBenchEnv):
         reward = self.reward_on_success(self.step_count) if success else 0.0
         truncated = not success and self.step_count >= HORIZON
         return self._observation(encode_state(world)), reward, success, truncated, self._info(success)
+
+    def state(self) -> np.ndarray:
+        return encode_state(self.world())
+
+    def set_state(self, state: np.ndarray) -> None:
+        """Rebuild the minigrid room from the decoded world (the goal and step count stay)."""
+        self._room.build(decode_state(self._settable(state)))
 
     def success_flags(self, states: np.ndarray) -> np.ndarray:
         """BabyAI goals depend on the current state only (no stages), so each row is judged alone;

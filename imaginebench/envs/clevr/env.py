@@ -34,6 +34,9 @@ class ClevrEnv(ImagineBenchEnv):
     horizon = HORIZON
     state_tolerance = 0.02
     """A fifth of a ball radius: generated positions closer than this to the simulated ones match."""
+    state_determines_simulator = True
+    """Every push ends with all velocities zeroed and the pusher parked off the table, so between
+    steps the ten ball coordinates are the whole simulator state."""
 
     def __init__(self, level: str, instructions: InstructionTable, task: str | None = None):
         level = resolve_level(level)
@@ -65,7 +68,7 @@ class ClevrEnv(ImagineBenchEnv):
         self._table.set_positions(positions)
         self.start_positions = self._table.positions()
         self.step_count = 0
-        return self._observation(self._state()), self._info(is_success(self.start_positions, self.start_positions, goal))
+        return self._observation(self.state()), self._info(is_success(self.start_positions, self.start_positions, goal))
 
     def step(self, action):
         if self.goal is None:
@@ -74,14 +77,18 @@ class ClevrEnv(ImagineBenchEnv):
         self.step_count += 1
         success = is_success(positions, self.start_positions, self.goal)
         truncated = not success and self.step_count >= HORIZON
-        return self._observation(self._state()), float(success), success, truncated, self._info(success)
+        return self._observation(self.state()), float(success), success, truncated, self._info(success)
 
     def positions(self) -> np.ndarray:
         """Current ball centres ``(5, 2)`` (what the expert and success checks read)."""
         return self._table.positions()
 
-    def _state(self) -> np.ndarray:
+    def state(self) -> np.ndarray:
         return state_of(self._table.positions())
+
+    def set_state(self, state: np.ndarray) -> None:
+        """Place the balls at rest and park the pusher, as after a push (start positions stay)."""
+        self._table.set_positions(positions_of(self._settable(state)))
 
     def success_flags(self, states: np.ndarray) -> np.ndarray:
         """The goal judged on each state; one-step tasks measure movement from ``states[0]``, the

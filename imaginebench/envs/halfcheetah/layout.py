@@ -15,6 +15,8 @@ PITCH = 2
 """Torso pitch in radians, unwrapped (a flip adds 2π)."""
 JOINTS = slice(3, 9)
 """bthigh, bshin, bfoot, fthigh, fshin, ffoot angles."""
+POSITIONS = slice(1, 9)
+"""qpos[1:]: torso height, pitch and the joint angles (the root x is left out)."""
 VX = 9
 VZ = 10
 VELOCITIES = slice(9, 18)

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.envs.mujoco.half_cheetah_v5 import HalfCheetahEnv as PackageCheetah
 
-from imaginebench.envs.halfcheetah.layout import STATE_DIM
+from imaginebench.envs.halfcheetah.layout import DX, POSITIONS, STATE_DIM, VELOCITIES
 from imaginebench.envs.halfcheetah.tasks import CTRL_COST, HORIZON, SKILL_REWARDS
 
 ACTION_DIM = 6
@@ -29,6 +29,13 @@ class Cheetah:
         x_before = float(self.package.data.qpos[0])
         observation, *_ = self.package.step(np.clip(action, -1.0, 1.0))
         return np.concatenate([[float(self.package.data.qpos[0]) - x_before], observation])
+
+    def set_state(self, state: np.ndarray) -> np.ndarray:
+        """Set qpos[1:] and qvel from the 18 numbers; the root x stays where it is (the floor is
+        an infinite plane, so no step depends on it). Returns the state read back."""
+        data = self.package.data
+        self.package.set_state(np.concatenate([[data.qpos[0]], state[POSITIONS]]), np.asarray(state[VELOCITIES], dtype=np.float64))
+        return np.concatenate([[state[DX]], self.package._get_obs()])
 
     def joint_ranges(self) -> np.ndarray:
         """(6, 2) limits of the six leg joints (the model's ``jnt_range``)."""

@@ -35,6 +35,11 @@ class LiberoEnv(ImagineBenchEnv):
     action_space = spaces.Box(-1.0, 1.0, (7,), np.float32)
     state_tolerance = STATE_TOLERANCE
     horizon = HORIZON
+    state_determines_simulator = False
+    """The 44 numbers hold joint angles and poses but no velocities (robot or objects), nor the
+    gripper's ramped command or the controller's orientation goal (see ``simulator.Snapshot``), so
+    ``set_state`` is not offered and one-step transition checks are unavailable (the open-loop
+    replay still works)."""
 
     def __init__(self, level: str, instructions: InstructionTable, task: str | None = None):
         level = resolve_level(level)

@@ -38,6 +38,10 @@ class MetaWorldEnv(ImagineBenchEnv):
     state_space = spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32)
     action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
     state_tolerance = STATE_TOLERANCE
+    state_determines_simulator = False
+    """The 91 numbers hold the hand position, the finger opening and object poses, but not the arm's
+    joint angles, the mocap target, the finger joints or any velocity, so ``set_state`` is not
+    offered and one-step transition checks are unavailable (the open-loop replay still works)."""
 
     def __init__(
         self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = None

@@ -228,3 +228,17 @@ def test_states_stay_valid_under_any_actions(envs, level, seed, actions):
         assert (world.carrying is None) == (len(floor) == len(OBJECTS))
         if terminated or truncated:
             break
+
+
+def test_set_state_takes_the_carried_key_and_the_locked_door_from_the_vector(envs):
+    """Mid-episode, the vector alone decides what the agent holds and how the door is: the key it
+    carries opens the locked door, and the goal and step count of the episode stay."""
+    env = envs["hard"]
+    start(env, make_world(agent=(2, 2)), Goal("OpenLock", ("key",)))
+    env.step(SOUTH)
+    env.set_state(encode_state(make_world(agent=(6, 3), door_state=DOOR_LOCKED, colors={"key": "yellow", "door": "yellow"}, carrying="key")))
+    assert env.step_count == 1 and env.world().carrying == "key"
+    obs, _, terminated, _, info = env.step(TOGGLE)
+    assert obs["state"][STATE_INDEX["door_state"]] == DOOR_OPEN and terminated and info["is_success"] and env.step_count == 2
+    with pytest.raises(ValueError, match="overlap"):
+        env.set_state(encode_state(make_world(box=(1, 1))))  # the box on the ball's cell

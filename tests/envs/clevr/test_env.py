@@ -127,3 +127,17 @@ def test_illegal_stored_layout_is_named(envs):
     overlapping = [[0.0, 0.0], [0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]]
     with pytest.raises(ValueError, match="start.positions .* red and blue balls overlap"):
         start(envs["train"], Goal("push-left", (Relation(RED, GREEN, "left"),)), positions=overlapping)
+
+
+def test_a_push_from_a_set_state_is_the_push_from_a_reset_into_it(envs):
+    """Between pushes the balls rest and the pusher is parked, so ``set_state`` mid-episode gives
+    the very push a fresh start in that layout gives."""
+    env, goal = envs["train"], Goal("push-left", (Relation(RED, GREEN, "left"),))
+    push, layout = action_of(RED, EAST), [[-0.3, 0.0], [-0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]]  # red pushes blue
+    start(env, goal, positions=layout)
+    fresh = env.step(push)[0]["state"]
+    env.reset(seed=4)
+    for action in (action_of(BLUE, NORTH), action_of(CYAN, SOUTH)):
+        env.step(action)
+    env.set_state(np.asarray(layout, dtype=np.float32).reshape(-1))
+    np.testing.assert_allclose(env.step(push)[0]["state"], fresh, atol=1e-6)

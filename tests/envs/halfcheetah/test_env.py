@@ -90,3 +90,23 @@ def test_expert_solves_tasks_and_success_flags_agree(level, task):
     assert info["is_success"]
     flags = env.success_flags(env.states())
     assert flags[-1] and not flags[:-1].any()
+
+
+def test_a_step_from_a_set_state_does_not_depend_on_the_root_x(env):
+    """The vector leaves out the root x; two simulators far apart in x, set to one state, make
+    the same step, and the set state replaces the episode's latest one."""
+    rng = np.random.default_rng(3)
+    env.reset(seed=3)
+    state = [env.step(rng.uniform(-1, 1, 6))[0]["state"] for _ in range(20)][-1]
+    action = rng.uniform(-1, 1, 6)
+    far = imaginebench.make("Mujoco-v0", level="train")
+    far.reset(seed=4)
+    far.cheetah.package.data.qpos[0] += 50.0
+    results = []
+    for e in (env, far):
+        e.set_state(state)
+        np.testing.assert_array_equal(e.states()[-1].astype(np.float32), state)
+        results.append(e.step(action)[0]["state"])
+    np.testing.assert_allclose(results[0], results[1], atol=1e-9)
+    assert abs(far.cheetah.package.data.qpos[0]) > 40.0
+    far.close()
