@@ -15,9 +15,9 @@ from torch.utils.data import DataLoader
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
-from imaginebench.datasets import DatasetError, concat_datasets, load_episodes
+from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, load_episodes
 from imaginebench.datasets.episodes import episode_row_ranges
-from imaginebench.datasets.legacy import default_dataset_dir
+from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.levels import LEVELS
 from imaginebench.registry import get_domain
@@ -114,8 +114,7 @@ class GroundingDataModule(LightningDataModule):
             return
         datasets = [load_episodes(path) for path in self.real]
         for dataset in datasets:
-            if dataset.metadata["env_id"] != self.env_id:
-                raise DatasetError(f"{dataset.path / 'metadata.json'}: env_id is {dataset.metadata['env_id']!r}, expected {self.env_id!r} (data.real)")
+            check_metadata(dataset, {"env_id": self.env_id}, "data.real lists it")
         rollouts = episode_rollouts(concat_datasets(datasets))[: self.hparams.max_episodes]
         order = np.random.default_rng(self.hparams.seed).permutation(len(rollouts))
         num_val = max(1, int(round(self.hparams.val_fraction * len(rollouts))))

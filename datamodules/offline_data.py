@@ -7,13 +7,15 @@ from typing import Any, Callable, Iterator
 
 import torch
 from lightning.pytorch import LightningDataModule
+from lightning.pytorch.utilities import rank_zero_info
 from tensordict import TensorDict
 from torch.utils.data import DataLoader, IterableDataset
 
 from datamodules.mixing import MixedSampler, MixMode
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
-from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, concat_datasets, load_episodes, to_transitions
+from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, load_episodes, to_transitions
+from imaginebench.datasets.locations import imaginary_dataset_dir
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
 from imaginebench.registry import get_domain
@@ -60,6 +62,7 @@ class OfflineDataModule(LightningDataModule):
         env_id: str,
         real: list[str],
         imaginary: list[str] = [],
+        imaginary_levels: list[str] = [],
         mix_mode: MixMode = "ratio",
         mix_ratio_real: float = 0.5,
         batch_size: int = 256,
@@ -71,7 +74,11 @@ class OfflineDataModule(LightningDataModule):
         evaluation_batches: int = 4,
         imaginary_filter: list[RolloutCheck] = [],
     ) -> None:
-        """``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
+        """``imaginary_levels``: also load the default imaginary data of these levels (e.g. ``[rephrase,
+        easy, hard]``), found by :func:`~imaginebench.datasets.locations.imaginary_dataset_dir` when
+        the data are loaded: the data root's own rollouts if there are any, else the shipped ones.
+
+        ``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
         the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
         ``transitions`` (a generated next state the simulator does not reach: any drift), ``legal``
         (a state the env cannot be in). Whether filtering helps is one of ImagineBench's open questions."""
@@ -85,6 +92,7 @@ class OfflineDataModule(LightningDataModule):
         self.env_id = env_id
         self.real = list(real)
         self.imaginary = list(imaginary)
+        self.imaginary_levels = list(imaginary_levels)
         self.mix_mode = mix_mode
         self.mix_ratio_real = mix_ratio_real
         self.batch_size = batch_size
@@ -121,7 +129,7 @@ class OfflineDataModule(LightningDataModule):
         if self.sampler is not None:
             return
         self.real_dataset = self._load("real", self.real)
-        self.imaginary_dataset = self._load("imaginary", self.imaginary)
+        self.imaginary_dataset = self._load("imaginary", self.imaginary + self._default_imaginary())
         self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
         imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []
         self.tasks = list(dict.fromkeys(self.real_tasks + imaginary_tasks))
@@ -140,6 +148,13 @@ class OfflineDataModule(LightningDataModule):
             raise RuntimeError("OfflineDataModule.state_statistics: needs real data (data.real) loaded by setup()")
         return mean_and_std(self.real_dataset.steps["state"], min_std)
 
+    def _default_imaginary(self) -> list[str]:
+        """The datasets ``imaginary_levels`` stands for, logged so a run says which data it used."""
+        paths = [str(imaginary_dataset_dir(self.env_id, level)) for level in self.imaginary_levels]
+        for level, path in zip(self.imaginary_levels, paths):
+            rank_zero_info(f"data.imaginary_levels: {level} → {path}")
+        return paths
+
     def _load(self, source: str, paths: list[str]) -> EpisodeDataset | None:
         """Load and check every dataset of one source; ``None`` when there are none."""
         if not paths:
@@ -152,12 +167,7 @@ class OfflineDataModule(LightningDataModule):
         }
         datasets = [load_episodes(path) for path in paths]
         for dataset in datasets:
-            for field, value in expected.items():
-                if dataset.metadata[field] != value:
-                    raise DatasetError(
-                        f"{dataset.path / 'metadata.json'}: field {field!r} is {dataset.metadata[field]!r}, "
-                        f"but this run expects {value!r} (data.{source} lists it)"
-                    )
+            check_metadata(dataset, expected, f"loaded as {source} data of this run")
         if source == "imaginary" and self.hparams.imaginary_filter:
             datasets = [self._filtered(dataset) for dataset in datasets]
         return concat_datasets(datasets)

@@ -15,10 +15,6 @@ from pathlib import Path
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.registry import get_domain
 
-CONFIG_DIRS = {"BabyAI-v0": "babyai", "Ball-v0": "clevr", "MetaWorld-v0": "metaworld"}
-"""env id → its folder under ``lightning_config/`` (and its grounding config's name)."""
-
-
 def export_grounded_model(source: Path, destination: Path) -> None:
     """The weights and hyperparameters of a ``ground`` checkpoint, without optimizer and loop state
     (a third of the size; enough for ``imagine``, not for resuming training). Written atomically."""
@@ -40,7 +36,7 @@ def pipeline_main(argv: list[str]) -> None:
     parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
     parser.add_argument("--algo", default="bc", help="offline RL config name under lightning_config/<env>/ (bc, cql, ...)")
     parser.add_argument("--out", help="working directory (default runs/pipeline/<env>)")
-    parser.add_argument("--real-episodes", type=int, default=20000, help="expert episodes of the train tasks")
+    parser.add_argument("--real-episodes", type=int, help="expert episodes of the train tasks (default: the domain's real_episodes)")
     parser.add_argument("--rollouts", type=int, default=700, help="imaginary rollouts per level (700 keeps the shipped BabyAI sets under 20 MB)")
     parser.add_argument("--mix-ratio-real", type=float, default=0.5, help="share of real rows per batch (ImagineBench: 0.5)")
     parser.add_argument("--grounding-config", help="default lightning_config/grounding/<env>.yaml")
@@ -57,17 +53,15 @@ def run_pipeline(args: argparse.Namespace) -> Path:
 
     from imaginebench.collect import collect
     from imaginebench.datasets import load_episodes
-    from imaginebench.datasets.legacy import default_dataset_dir
+    from imaginebench.datasets.locations import default_dataset_dir
     from imaginebench.imagine import imagine
     from imaginebench.lightning_cli import run_grounding_cli, run_lightning_cli
     from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
 
-    get_domain(args.env)
-    if args.env not in CONFIG_DIRS:
-        raise SystemExit(f"imaginebench pipeline: no configs for {args.env!r}; known: {', '.join(CONFIG_DIRS)}")
+    domain = get_domain(args.env)
     configs = Path("lightning_config")
-    algo_config = configs / CONFIG_DIRS[args.env] / f"{args.algo}.yaml"
-    grounding_config = Path(args.grounding_config or configs / "grounding" / f"{CONFIG_DIRS[args.env]}.yaml")
+    algo_config = configs / domain.config_dir / f"{args.algo}.yaml"
+    grounding_config = Path(args.grounding_config or configs / "grounding" / f"{domain.config_dir}.yaml")
     for path, option in ((algo_config, "--algo"), (grounding_config, "--grounding-config")):
         if not path.is_file():
             raise SystemExit(f"imaginebench pipeline: {path} does not exist ({option})")
@@ -79,8 +73,9 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     if real.exists():
         _stage(1, "collect", f"{real} exists, kept")
     else:
-        _stage(1, "collect", f"{args.real_episodes} expert episodes → {real}")
-        collect(args.env, "train", args.real_episodes, real, seed=args.seed)
+        episodes = domain.real_episodes if args.real_episodes is None else args.real_episodes
+        _stage(1, "collect", f"{episodes} expert episodes → {real}")
+        collect(args.env, "train", episodes, real, seed=args.seed)
 
     checkpoint = out / "grounding.ckpt"
     if checkpoint.exists():
@@ -113,7 +108,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     _stage(5, "fit", f"{algo_config} on real + imaginary data → {out / name}")
     run_lightning_cli([
         "fit", "--config", str(algo_config), *args.lightning_args, "--data.real", json.dumps([str(real)]),
-        "--data.imaginary", json.dumps([str(p) for p in imaginary]), "--data.mix_ratio_real", str(args.mix_ratio_real),
+        "--data.imaginary", json.dumps([str(p) for p in imaginary]), "--data.imaginary_levels", "[]", "--data.mix_ratio_real", str(args.mix_ratio_real),
         "--seed_everything", str(args.seed), "--trainer.logger.init_args.save_dir", str(out),
         "--trainer.logger.init_args.name", name, "--trainer.logger.init_args.version", "run",
     ])  # fmt: skip

@@ -1,3 +1,4 @@
 """Session fixtures shared across test folders."""
 
+from tests.data_roots import babyai_data_root  # noqa: F401  (pytest finds fixtures by name)
 from tests.grounding_fixtures import babyai_real, grounded_checkpoint, rollouts  # noqa: F401  (pytest finds fixtures by name)

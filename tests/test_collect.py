@@ -1,13 +1,12 @@
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 import torch
 
 import imaginebench.collect as collect_module
 from imaginebench.collect import collect
-from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
+from imaginebench.datasets import load_episodes
 
 
 def test_collect_is_deterministic_and_balanced_over_tasks(tmp_path):
@@ -73,26 +72,3 @@ def test_collect_command_writes_a_dataset_and_reports_success(tmp_path):
     again = run_cli("collect", "--env", "BabyAI-v0", "--episodes", "4", "--out", str(tmp_path / "ds"))
     assert again.returncode != 0 and "already exists" in again.stderr
 
-
-def test_get_dataset_returns_real_and_imaginary_padded_arrays(tmp_path):
-    import imaginebench
-
-    env = imaginebench.make("BabyAI-v0", level="easy")
-    with pytest.raises(FileNotFoundError, match="imaginebench collect --env BabyAI-v0 --level train"):
-        env.get_dataset(data_dir=tmp_path)
-    collect("BabyAI-v0", "train", 4, tmp_path / "BabyAI-v0" / "real-train", progress=False)
-    real, imaginary = env.get_dataset(data_dir=tmp_path)
-    assert imaginary is None  # no imaginary rollouts of the easy level yet
-    n, horizon, width = real["observations"].shape
-    assert n == 4 and width == 17 + 384
-    assert real["actions"].shape == (4, horizon) and real["actions"].dtype == np.int64
-    assert real["rewards"].shape == real["masks"].shape == (4, horizon, 1)
-    # expert data of the easy level, relabelled, stands in for imaginary rollouts in the same layout
-    oracle = load_episodes(collect("BabyAI-v0", "easy", 3, tmp_path / "oracle", progress=False))
-    imaginary_dir = tmp_path / "BabyAI-v0" / "imaginary-easy"
-    write_episodes(EpisodeDataset(oracle.steps, oracle.instruction_texts, oracle.instruction_embeddings, {**oracle.metadata, "source": "real"}), imaginary_dir)
-    with pytest.raises(DatasetError, match="field 'source' is 'real', expected 'imaginary'"):
-        env.get_dataset(data_dir=tmp_path)
-    write_episodes(EpisodeDataset(oracle.steps, oracle.instruction_texts, oracle.instruction_embeddings, {**oracle.metadata, "source": "imaginary"}), imaginary_dir)
-    _, imaginary = env.get_dataset(data_dir=tmp_path)
-    assert imaginary["observations"].shape[0] == 3

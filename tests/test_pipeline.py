@@ -56,6 +56,7 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     assert list(results["levels"]) == ["train", "rephrase", "easy", "hard"]
     config = yaml.safe_load((out / "bc-real+imaginary" / "run" / "config.yaml").read_text())
     assert config["data"]["imaginary"] == [str(out / f"imaginary-{level}") for level in ("rephrase", "easy", "hard")]
+    assert config["data"]["imaginary_levels"] == []  # its own rollouts replace the config's default (shipped) ones
     assert config["data"]["mix_ratio_real"] == 0.5 and config["data"]["imaginary_filter"] == []  # a 4-step model reaches no goal
 
     again = run_pipeline(tmp_path, "--trainer.max_epochs", "0")  # only the skipping matters here

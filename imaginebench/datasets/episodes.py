@@ -77,6 +77,16 @@ class EpisodeDataset:
         return {"episodes": int(last.numel()), "steps": self.num_steps, "per_task": per_task}
 
 
+def check_metadata(dataset: EpisodeDataset, expected: dict[str, Any], context: str) -> None:
+    """Refuse a dataset made for another env, encoder, level or source before its rows get mixed
+    with the rest; the error names the metadata file, the field and who asked (``context``)."""
+    for name, value in expected.items():
+        if dataset.metadata[name] != value:
+            raise DatasetError(
+                f"{dataset.path / 'metadata.json'}: field {name!r} is {dataset.metadata[name]!r}, expected {value!r} ({context})"
+            )
+
+
 def _episode_last_rows(steps: TensorDict) -> torch.Tensor:
     episode_id = steps["episode_id"]
     if episode_id.numel() == 0:

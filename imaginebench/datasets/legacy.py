@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from imaginebench.datasets.episodes import DatasetError, EpisodeDataset, load_episodes
+from imaginebench.datasets.episodes import EpisodeDataset, check_metadata, load_episodes
+from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset
 from imaginebench.levels import resolve_level
-
-
-def data_root(data_dir: str | Path | None = None) -> Path:
-    return Path(data_dir or os.environ.get("IMAGINEBENCH_DATA", "data"))
-
-
-def default_dataset_dir(env_id: str, source: str, level: str, data_dir: str | Path | None = None) -> Path:
-    """Where ``collect``/``imagine`` put a dataset by default: ``<root>/<env_id>/<source>-<level>``."""
-    return data_root(data_dir) / env_id / f"{source}-{resolve_level(level)}"
 
 
 def to_padded_arrays(dataset: EpisodeDataset) -> dict[str, np.ndarray]:
@@ -43,27 +34,50 @@ def to_padded_arrays(dataset: EpisodeDataset) -> dict[str, np.ndarray]:
     return out
 
 
-def get_dataset(env_id: str, level: str, data_dir: str | Path | None = None):
-    """``(real, imaginary)``: real train-level data plus the level's imaginary rollouts (``None`` if absent).
+def get_dataset(env_id: str, level: str, encoder_id: str, data_dir: str | Path | None = None):
+    """``(real, imaginary)``: real train-level data plus the level's imaginary rollouts (``None`` for
+    the train level or when there are none).
 
-    Reads the default dataset directories; raises with the ``collect`` command to run when the
-    real data is missing.
+    The real data are ``<root>/<env_id>/real-train``, collected there on first use when that is
+    the default location (:func:`collect_default_real`). The imaginary data are the data root's
+    own rollouts if any, else the shipped ones (:func:`find_imaginary_dataset`). Both must have
+    been made for this env, level and instruction encoder: mixing another's rows would silently
+    train on wrong embeddings or states.
     """
     level = resolve_level(level)
     real_dir = default_dataset_dir(env_id, "real", "train", data_dir)
     if not real_dir.exists():
-        raise FileNotFoundError(
-            f"{real_dir}: no real data; create it with `imaginebench collect --env {env_id} --level train --out {real_dir}`"
-        )
-    real = to_padded_arrays(_load_source(real_dir, "real"))
-    imaginary_dir = default_dataset_dir(env_id, "imaginary", level, data_dir)
-    if level == "train" or not imaginary_dir.exists():
+        collect_default_real(env_id, encoder_id, real_dir)
+    real = to_padded_arrays(_load_checked(real_dir, env_id, "train", "real", encoder_id))
+    imaginary_dir = None if level == "train" else find_imaginary_dataset(env_id, level, data_dir)
+    if imaginary_dir is None:
         return real, None
-    return real, to_padded_arrays(_load_source(imaginary_dir, "imaginary"))
+    return real, to_padded_arrays(_load_checked(imaginary_dir, env_id, level, "imaginary", encoder_id))
 
 
-def _load_source(path: Path, source: str) -> EpisodeDataset:
+def collect_default_real(env_id: str, encoder_id: str, real_dir: Path) -> None:
+    """Collect the env's default number of expert episodes into ``real_dir``, the default real
+    dataset; any other missing directory is an error naming it (a typo must not start a long collection)."""
+    from imaginebench.collect import collect
+    from imaginebench.instructions.encoder import encoder_arguments
+    from imaginebench.registry import get_domain
+
+    default = default_dataset_dir(env_id, "real", "train")
+    if real_dir.resolve() != default.resolve():
+        raise FileNotFoundError(
+            f"{real_dir}: no real data (only the default {default} is collected on first use); "
+            f"create it with `imaginebench collect --env {env_id} --level train --episodes N --out {real_dir}`"
+        )
+    episodes = get_domain(env_id).real_episodes
+    model, pooling = encoder_arguments(encoder_id)
+    print(f"{real_dir}: no real data yet; collecting {episodes} expert episodes of the train tasks (once)", flush=True)
+    collect(env_id, "train", episodes, real_dir, encoder=model, pooling=pooling, progress=True)
+
+
+def _load_checked(path: Path, env_id: str, level: str, source: str, encoder_id: str) -> EpisodeDataset:
+    from imaginebench.registry import get_domain
+
     dataset = load_episodes(path)
-    if dataset.source != source:
-        raise DatasetError(f"{path / 'metadata.json'}: field 'source' is {dataset.source!r}, expected {source!r}")
+    expected = {"env_id": env_id, "level": level, "source": source, "encoder_id": encoder_id, "state_dim": get_domain(env_id).state_dim}
+    check_metadata(dataset, expected, f"get_dataset of {env_id} level {level!r}")
     return dataset

@@ -34,6 +34,12 @@ class Domain:
     """Builds a fresh expert (experts may keep per-episode state)."""
     state_dim: int
     action_kind: str
+    config_dir: str
+    """Its folder under ``lightning_config/`` (data and algorithm configs) and the name of its
+    grounding config ``lightning_config/grounding/<config_dir>.yaml``; declared here only."""
+    real_episodes: int
+    """Expert episodes of the train tasks in its default real dataset, collected on first use by
+    ``get_dataset`` and ``imaginebench pipeline``; its configs' ``collect_if_missing`` agree (tested)."""
     num_actions: int = 0
     action_dim: int = 0
     evaluation_starts: Callable[[str, str], list[dict]] | None = None

@@ -41,6 +41,13 @@ def _resolve_model_dir(model: str) -> Path:
     return path.resolve()
 
 
+def encoder_arguments(encoder_id: str) -> tuple[str, Pooling]:
+    """``(model, pooling)`` of an encoder whose :attr:`InstructionEncoder.encoder_id` is ``encoder_id``
+    (its inverse), so data can be made for an env that knows only its instruction table's id."""
+    model, _, pooling = encoder_id.rpartition(":")
+    return model, pooling  # type: ignore[return-value]
+
+
 class InstructionEncoder:
     """Encodes instructions to fixed vectors; every text is encoded once per encoder and cached.
 

@@ -8,7 +8,8 @@ from tensordict import TensorDict
 
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
 from datamodules.offline_data import OfflineDataModule
-from imaginebench.datasets import DatasetError
+from imaginebench.assets import ASSETS_DIR
+from imaginebench.datasets import DatasetError, load_episodes
 from imaginebench.instructions import InstructionEncoder
 from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
 
@@ -74,6 +75,18 @@ def test_real_only_run_needs_no_imaginary_paths(paths):
     data = make_data({**paths, "imaginary": []}, mix_ratio_real=1.0)
     assert data.imaginary_dataset is None
     assert all((batch["source"] == SOURCE_REAL).all() for batch in data.train_dataloader())
+
+
+def test_imaginary_levels_load_the_data_roots_rollouts_else_the_shipped_ones(paths, tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(root))
+    own_easy = write_synthetic(root / ENV_ID / "imaginary-easy", "imaginary", num_episodes=3)
+    data = make_data({**paths, "imaginary": []}, imaginary_levels=["easy", "hard"])
+    shipped_hard = load_episodes(ASSETS_DIR / ENV_ID / "imaginary-hard")
+    assert data.imaginary_dataset.num_steps == load_episodes(own_easy).num_steps + shipped_hard.num_steps
+    assert data.tasks == TASKS["real"] + ["open_door"] + [t for t in shipped_hard.tasks if t not in TASKS["real"]]
+    with pytest.raises(FileNotFoundError, match="no imaginary data of BabyAI-v0 level 'train'"):
+        make_data({**paths, "imaginary": []}, imaginary_levels=["train"])
 
 
 def test_missing_imaginary_data_names_mix_ratio_real(paths):

@@ -28,6 +28,8 @@ DOMAIN = Domain(
     env_factory=BabyAIEnv,
     expert=BabyAIExpert,
     state_dim=STATE_DIM,
+    config_dir="babyai",
+    real_episodes=20000,
     action_kind="discrete",
     num_actions=NUM_ACTIONS,
 )

@@ -6,8 +6,7 @@ Importing this package loads ``mujoco``; ``imaginebench.registry`` imports it on
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from imaginebench.assets import ASSETS_DIR
 from imaginebench.envs.domain import Domain, tabled_instruction_texts
 from imaginebench.envs.halfcheetah.env import HalfCheetahEnv
 from imaginebench.envs.halfcheetah.expert import HalfCheetahExpert
@@ -16,7 +15,7 @@ from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
 from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, SkillTrainingEnv
 from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASKS
 
-EXPERT_DIR = Path(__file__).resolve().parents[3] / "assets" / "Mujoco-v0" / "experts"
+EXPERT_DIR = ASSETS_DIR / "Mujoco-v0" / "experts"
 """Skill-conditioned SAC actors (``imaginebench experts train --env Mujoco-v0 --skills ...``); ``expert.CHECKPOINTS`` says which acts for each skill."""
 SKILLS = tuple(SKILL_REWARDS)
 
@@ -35,6 +34,8 @@ DOMAIN = Domain(
     env_factory=HalfCheetahEnv,
     expert=HalfCheetahExpert,
     state_dim=STATE_DIM,
+    config_dir="halfcheetah",
+    real_episodes=1000,
     action_kind="continuous",
     action_dim=ACTION_DIM,
 )

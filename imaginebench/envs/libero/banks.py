@@ -18,14 +18,14 @@ import os
 import tempfile
 import time
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
+from imaginebench.assets import ASSETS_DIR
 from imaginebench.envs.libero.expert import CLOSE, HOVER, OPEN, LiberoExpert, gap, grasp_point
 from imaginebench.envs.libero.layout import EEF, OBJECT_AREA, OBJECTS, SHORT, hand_fits
 
-BANK_FILE = Path(__file__).resolve().parents[3] / "assets" / "Libero-v0" / "init_banks.npz"
+BANK_FILE = ASSETS_DIR / "Libero-v0" / "init_banks.npz"
 BASKET_AREA = ((-0.06, 0.06), (0.22, 0.28))
 OBJECT_GAP = 0.12
 """Smallest xy distance between two objects' centres."""

@@ -25,6 +25,8 @@ DOMAIN = Domain(
     env_factory=MetaWorldEnv,
     expert=MetaWorldExpert,
     state_dim=STATE_DIM,
+    config_dir="metaworld",
+    real_episodes=2000,
     action_kind="continuous",
     action_dim=4,
 )

@@ -1,0 +1,100 @@
+"""``env.get_dataset``: real data collected on first use, imaginary data from the data root or the shipped assets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import imaginebench
+import imaginebench.collect as collect_module
+from imaginebench.assets import ASSETS_DIR
+from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
+from imaginebench.datasets.legacy import to_padded_arrays
+from imaginebench.datasets.locations import default_dataset_dir
+from tests.data_roots import REAL_EPISODES
+
+
+def write_imaginary(root: Path, level: str, episodes: int, metadata: dict | None = None) -> Path:
+    """Expert episodes of ``level`` relabelled as imaginary (``metadata`` overrides fields) at the data root's default place."""
+    oracle = load_episodes(collect_module.collect("BabyAI-v0", level, episodes, root / "oracle", progress=False))
+    relabelled = {**oracle.metadata, "source": "imaginary", **(metadata or {})}
+    return write_episodes(EpisodeDataset(oracle.steps, oracle.instruction_texts, oracle.instruction_embeddings, relabelled), root / "BabyAI-v0" / f"imaginary-{level}")
+
+
+@pytest.mark.parametrize("level", ["rephrase", "easy", "hard"])
+def test_an_empty_data_root_gets_the_shipped_imaginary_data_of_each_novel_level(babyai_data_root, level):
+    real, imaginary = imaginebench.make("BabyAI-v0", level=level).get_dataset()
+    shipped = to_padded_arrays(load_episodes(ASSETS_DIR / "BabyAI-v0" / f"imaginary-{level}"))
+    num_episodes, horizon, width = real["observations"].shape
+    assert num_episodes == REAL_EPISODES and width == 17 + 384
+    assert real["actions"].shape == (REAL_EPISODES, horizon) and real["actions"].dtype == np.int64
+    assert real["rewards"].shape == real["masks"].shape == (REAL_EPISODES, horizon, 1)
+    assert imaginary is not None and imaginary.keys() == shipped.keys()
+    for key in shipped:
+        np.testing.assert_array_equal(imaginary[key], shipped[key], err_msg=key)
+
+
+def test_the_train_level_has_no_imaginary_data(babyai_data_root):
+    assert imaginebench.make("BabyAI-v0", level="train").get_dataset()[1] is None
+
+
+def test_imaginary_data_under_the_data_root_wins_over_the_shipped_data(babyai_data_root):
+    write_imaginary(babyai_data_root, "easy", 3)
+    _, imaginary = imaginebench.make("BabyAI-v0", level="easy").get_dataset()
+    assert imaginary["observations"].shape[0] == 3
+    _, hard = imaginebench.make("BabyAI-v0", level="easy").get_dataset(level="hard")  # no own hard data: shipped
+    assert hard["observations"].shape[0] == load_episodes(ASSETS_DIR / "BabyAI-v0" / "imaginary-hard").num_episodes
+
+
+@pytest.mark.parametrize(
+    "metadata, field",
+    [({"env_id": "Ball-v0"}, "env_id"), ({"encoder_id": "bert-base-uncased:pooler"}, "encoder_id"), ({"level": "hard"}, "level"), ({"source": "real"}, "source")],
+)
+def test_imaginary_data_made_for_something_else_is_refused_naming_file_and_field(babyai_data_root, metadata, field):
+    path = write_imaginary(babyai_data_root, "easy", 2, metadata)
+    with pytest.raises(DatasetError, match=rf"{path / 'metadata.json'}: field '{field}' is"):
+        imaginebench.make("BabyAI-v0", level="easy").get_dataset()
+
+
+def test_real_data_of_another_encoder_is_refused(babyai_data_root):
+    real_dir = default_dataset_dir("BabyAI-v0", "real", "train")
+    real = load_episodes(real_dir)
+    write_episodes(EpisodeDataset(real.steps, real.instruction_texts, real.instruction_embeddings, {**real.metadata, "encoder_id": "other:cls"}), real_dir)
+    with pytest.raises(DatasetError, match=rf"{real_dir / 'metadata.json'}: field 'encoder_id' is 'other:cls'"):
+        imaginebench.make("BabyAI-v0", level="easy").get_dataset()
+
+
+@pytest.fixture
+def collect_calls(monkeypatch) -> list[dict]:
+    """Records every ``collect`` call, then collects only ``REAL_EPISODES`` episodes of what was asked."""
+    calls, real_collect = [], collect_module.collect
+
+    def record(env_id, level, episodes, out, **kwargs):
+        calls.append({"env_id": env_id, "level": level, "episodes": episodes, "out": out, **kwargs})
+        return real_collect(env_id, level, REAL_EPISODES, out, **{**kwargs, "progress": False})
+
+    monkeypatch.setattr(collect_module, "collect", record)
+    return calls
+
+
+def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch, collect_calls):
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "data"))
+    env = imaginebench.make("BabyAI-v0", level="easy")
+    real, imaginary = env.get_dataset()
+    default = tmp_path / "data" / "BabyAI-v0" / "real-train"
+    assert collect_calls == [
+        {"env_id": "BabyAI-v0", "level": "train", "episodes": 20000, "out": default, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "progress": True}
+    ]  # fmt: skip
+    assert real["observations"].shape[0] == REAL_EPISODES and imaginary is not None
+    env.get_dataset()
+    assert len(collect_calls) == 1
+
+
+def test_missing_real_data_elsewhere_is_an_error_naming_it(tmp_path, monkeypatch, collect_calls):
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "data"))
+    elsewhere = tmp_path / "elsewhere"
+    with pytest.raises(FileNotFoundError, match=rf"{elsewhere / 'BabyAI-v0' / 'real-train'}: no real data.*imaginebench collect --env BabyAI-v0"):
+        imaginebench.make("BabyAI-v0", level="easy").get_dataset(data_dir=str(elsewhere))
+    assert collect_calls == [] and not elsewhere.exists()
