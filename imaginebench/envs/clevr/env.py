@@ -14,13 +14,10 @@ from gymnasium import spaces
 from imaginebench.envs.base import ImagineBenchEnv
 from imaginebench.envs.clevr.phrasings import instruction
 from imaginebench.envs.clevr.physics import Table
-from imaginebench.envs.clevr.tasks import LEVEL_TASKS, Goal, is_success, sample_start
+from imaginebench.envs.clevr.tasks import LEVEL_TASKS, TASKS, Goal, is_success, sample_start
 from imaginebench.envs.clevr.world import NUM_ACTIONS, NUM_BALLS, STATE_DIM, STATE_HIGH, STATE_LOW, positions_of, state_of, state_violations
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
-
-HORIZON = 50
-"""Pushes per episode, every level (the original's; its easy episodes always ended after one)."""
 
 
 class ClevrEnv(ImagineBenchEnv):
@@ -31,7 +28,6 @@ class ClevrEnv(ImagineBenchEnv):
     metadata = {"render_modes": []}
     state_space = spaces.Box(STATE_LOW, STATE_HIGH, (STATE_DIM,), np.float32)
     action_space = spaces.Discrete(NUM_ACTIONS)
-    horizon = HORIZON
     state_tolerance = 0.02
     """A fifth of a ball radius: generated positions closer than this to the simulated ones match."""
     state_determines_simulator = True
@@ -45,6 +41,11 @@ class ClevrEnv(ImagineBenchEnv):
         self.goal: Goal | None = None
         self.start_positions = np.zeros((NUM_BALLS, 2))
         self.step_count = 0
+
+    @property
+    def horizon(self) -> int:
+        """Pushes allowed in the current task's episode (``tasks.Task.horizon``)."""
+        return TASKS[self.task].horizon
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """``options``: ``{"task": name}`` picks the task; ``{"start": entry}`` starts from a stored
@@ -76,7 +77,7 @@ class ClevrEnv(ImagineBenchEnv):
         positions = self._table.push(int(action))
         self.step_count += 1
         success = is_success(positions, self.start_positions, self.goal)
-        truncated = not success and self.step_count >= HORIZON
+        truncated = not success and self.step_count >= self.horizon
         return self._observation(self.state()), float(success), success, truncated, self._info(success)
 
     def positions(self) -> np.ndarray:

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import imaginebench
 from imaginebench.envs.clevr import HORIZON
-from imaginebench.envs.clevr.tasks import Goal, Relation
+from imaginebench.envs.clevr.tasks import RELATION_HORIZON, Goal, Relation
 from imaginebench.envs.clevr.world import BALL_RADIUS, NUM_ACTIONS, STATE_DIM, action_of, positions_of, state_violations
 from imaginebench.levels import LEVELS
 
@@ -77,13 +77,21 @@ def test_one_step_episode_continues_after_a_wrong_push(envs):
     assert info["is_success"] and terminated and reward == 1.0
 
 
-def test_episode_is_truncated_at_the_horizon(envs):
-    env = envs["hard"]
-    env.reset(seed=1, options={"task": "line-up"})
-    for t in range(HORIZON):
-        _, _, terminated, truncated, info = env.step(action_of(PURPLE, NORTH if t % 2 else SOUTH))
-        assert not terminated
-    assert truncated and env.step_count == HORIZON
+@pytest.mark.parametrize(
+    "level, goal, horizon",
+    [("hard", Goal("line-up"), HORIZON), ("train", Goal("push-left", (Relation(RED, GREEN, "left"),)), RELATION_HORIZON)],
+    ids=["line-up", "push-left"],
+)
+def test_episode_is_truncated_at_its_task_horizon(envs, level, goal, horizon):
+    """A side relation gets 15 pushes, not 50: the expert needs at most 7, and random pushes met it
+    within 50 in a third of episodes."""
+    env = envs[level]
+    start(env, goal)
+    assert env.horizon == horizon
+    for t in range(horizon):
+        _, _, terminated, truncated, _ = env.step(action_of(PURPLE, NORTH if t % 2 else SOUTH))
+        assert not terminated and truncated == (t + 1 == horizon)
+    assert env.step_count == horizon
 
 
 @settings(max_examples=10, deadline=None)

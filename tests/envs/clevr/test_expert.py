@@ -37,6 +37,19 @@ def test_random_policy_fails_the_hard_tasks():
     assert not any(results)
 
 
+def test_random_pushes_rarely_meet_a_side_relation():
+    """Uniformly random pushes met "A to a side of B" in 30-33 % of 50-push episodes; every task must
+    keep chance success below 20 %."""
+    results = []
+    for task in DOMAIN.tasks["train"]:
+        env = imaginebench.make("Ball-v0", level="train", task=task)
+        rng = np.random.default_rng(0)
+        for seed in range(50):
+            env.reset(seed=seed)
+            results.append(play(env, lambda _env: int(rng.integers(DOMAIN.num_actions))))
+    assert np.mean(results) < 0.2
+
+
 def test_distance_to_go_goes_around_the_reference_ball():
     """From in front of the green ball, the way behind it is longer than the straight line through it."""
     positions = np.array([[0.0, -0.1], [0.45, 0.55], [0.0, 0.2], [-0.45, 0.55], [0.45, -0.15]])
