@@ -14,6 +14,8 @@ projections and heads always train fully. ``finetune="full"`` trains every weigh
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Literal
 
 import torch
@@ -28,6 +30,45 @@ from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+class WholeNumberStateEmbedding(nn.Module):
+    """A whole-number state vector as the sum of one embedding per (dimension, value): the model
+    reads each value as a symbol, as it reads a word, instead of as a magnitude."""
+
+    def __init__(self, state_dim: int, values: int, width: int):
+        super().__init__()
+        self.values = values
+        self.table = nn.Embedding(state_dim * values, width)
+        nn.init.normal_(self.table.weight, std=0.02)
+        self.register_buffer("offsets", torch.arange(state_dim) * values, persistent=False)
+
+    def forward(self, states: Tensor) -> Tensor:
+        indices = states.round().long().clamp(0, self.values - 1) + self.offsets
+        return self.table(indices).sum(-2)
+
+
+class WholeNumberStateHead(nn.Module):
+    """Logits of each dimension's next value as the sum of a value logit and a change logit (the
+    change from the value it has now). A move by +1 is one change class wherever the agent is, a
+    picked-up object goes to one value wherever it was: either kind of step is easy to express."""
+
+    def __init__(self, width: int, state_dim: int, values: int):
+        super().__init__()
+        self.values = values
+        self.value_logits = nn.Linear(width, state_dim * values)
+        self.change_logits = nn.Linear(width, state_dim * (2 * values - 1))
+        with torch.no_grad():
+            # Copying starts at probability 0.9: a dimension keeps its value on most steps
+            # (on BabyAI more than 9 in 10), and Adam moves a bias only ~lr per update.
+            self.change_logits.bias.view(state_dim, -1)[:, values - 1] = math.log(9.0 * (values - 1))
+
+    def forward(self, hidden: Tensor, reference: Tensor) -> Tensor:
+        values = self.values
+        current = reference.round().long().clamp(0, values - 1).unsqueeze(-1)
+        change_index = torch.arange(values, device=hidden.device) - current + values - 1  # next value v ↔ change v - current
+        change = self.change_logits(hidden).unflatten(-1, (-1, 2 * values - 1)).gather(-1, change_index)
+        return self.value_logits(hidden).unflatten(-1, (-1, values)) + change
 
 
 class GroundingModule(LightningModule):
@@ -61,7 +102,8 @@ class GroundingModule(LightningModule):
         explanation_eval_rollouts: int = 32,
         vocabulary: list[str] | None = None,
         predict_state_change: bool = False,
-        state_change_range: int = 0,
+        state_values: int = 0,
+        still_tolerance: float = 0.0,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
         the cache on first use), a local HF directory, or None for a Llama of the given sizes built
@@ -75,15 +117,21 @@ class GroundingModule(LightningModule):
         from-config backbone has no pretrained vocabulary to preserve. ``predict_state_change``: the
         state head predicts the change from the latest state earlier in the sequence (most dimensions
         do not change in a step, which is why learned dynamics models such as MBPO's predict
-        differences); off, it predicts the state itself, as KALM did. ``state_change_range`` r > 0:
-        for envs whose states are whole numbers that change by at most r per step (grids), the state
-        head classifies each dimension's change into 2r + 1 classes instead of regressing it, so a
-        predicted state is exact or wrong, never off by a rounding error (needs ``predict_state_change``)."""
+        differences); off, it predicts the state itself, as KALM did. ``state_values`` K > 0: for envs
+        whose states are whole numbers in [0, K) (grids), a state slot is the sum of one learned
+        embedding per dimension and value, and the state head classifies each dimension's next value
+        (:class:`WholeNumberStateHead`), so a predicted state is exact or wrong, never off by a
+        rounding error. ``still_tolerance`` t > 0 (with ``predict_state_change``): the head also
+        classifies whether each dimension changes by more than t, and a dimension judged still keeps
+        its value exactly (a regressed change is never exactly zero, so untouched objects would creep,
+        e.g. CLEVR-Robot's balls out of the walls over a rollout)."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
-        if state_change_range < 0 or (state_change_range and not predict_state_change):
-            raise ValueError(f"grounding: state_change_range must be >= 0 and needs predict_state_change, got {state_change_range}")
+        if state_values < 0 or (state_values and predict_state_change):
+            raise ValueError(f"grounding: state_values must be >= 0 and excludes predict_state_change, got {state_values}")
+        if still_tolerance < 0 or (still_tolerance and not predict_state_change):
+            raise ValueError(f"grounding: still_tolerance must be >= 0 and needs predict_state_change, got {still_tolerance}")
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
         backbone_dir = resolve_backbone(backbone)
@@ -101,8 +149,10 @@ class GroundingModule(LightningModule):
         self.lm = lm
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
-        self.state_projection = nn.Linear(spec.state_dim, width)
-        self.state_head = nn.Linear(width, spec.state_dim * self.state_classes)
+        self.state_projection: nn.Module = WholeNumberStateEmbedding(spec.state_dim, state_values, width) if state_values else nn.Linear(spec.state_dim, width)
+        self.state_head: nn.Module = (
+            WholeNumberStateHead(width, spec.state_dim, state_values) if state_values else nn.Linear(width, spec.state_dim * (2 if still_tolerance else 1))
+        )
         if spec.is_discrete:
             self.action_projection: nn.Module = nn.Embedding(spec.num_actions, width)
             self.action_head = nn.Linear(width, spec.num_actions)
@@ -126,11 +176,6 @@ class GroundingModule(LightningModule):
     def standardize(self, states: Tensor) -> Tensor:
         return (states - self.state_mean) / self.state_std
 
-    @property
-    def state_classes(self) -> int:
-        """Outputs of the state head per dimension: 1 (regression) or 2r + 1 change classes."""
-        return 2 * self.hparams.state_change_range + 1
-
     def state_target(self, states: Tensor, reference: Tensor) -> Tensor:
         """What the state head regresses: the standardised state, or its standardised change from ``reference``."""
         if self.hparams.predict_state_change:
@@ -138,13 +183,20 @@ class GroundingModule(LightningModule):
         return self.standardize(states)
 
     def state_loss(self, hidden: Tensor, states: Tensor, reference: Tensor) -> Tensor:
-        """MSE of the regressed target, or cross-entropy of each dimension's change class."""
-        output = self.state_head(hidden)
-        change_range = self.hparams.state_change_range
-        if not change_range:
-            return F.mse_loss(output, self.state_target(states, reference))
-        change = (states - reference).round().long().clamp(-change_range, change_range) + change_range
-        return F.cross_entropy(output.reshape(-1, self.state_classes), change.reshape(-1))
+        """MSE of the regressed target (with ``still_tolerance``: of the changes that happened, plus the
+        cross-entropy of moving vs still), or cross-entropy of each dimension's next value."""
+        values = self.hparams.state_values
+        if values:
+            logits = self.state_head(hidden, reference)
+            return F.cross_entropy(logits.reshape(-1, values), states.round().long().clamp(0, values - 1).reshape(-1))
+        tolerance = self.hparams.still_tolerance
+        if not tolerance:
+            return F.mse_loss(self.state_head(hidden), self.state_target(states, reference))
+        change, moves = self.state_head(hidden).unflatten(-1, (-1, 2)).unbind(-1)
+        moved = (states - reference).abs() > tolerance
+        squared_error = (change - self.state_target(states, reference)).square()
+        change_loss = (squared_error * moved).sum() / moved.sum().clamp_min(1)  # only where a change happened
+        return change_loss + F.binary_cross_entropy_with_logits(moves, moved.to(moves.dtype))
 
     def latest_states(self, batch: dict[str, Tensor]) -> Tensor:
         """For each position, the state of the latest state slot at or before it (the mean before any)."""
@@ -160,7 +212,8 @@ class GroundingModule(LightningModule):
         """Token embeddings with every slot overwritten by its projected state or action."""
         tokens = self.lm.get_input_embeddings()(batch["token_ids"])
         kinds = batch["kinds"].unsqueeze(-1)
-        states = self.state_projection(self.standardize(batch["states"])).to(tokens.dtype)
+        raw = batch["states"] if self.hparams.state_values else self.standardize(batch["states"])
+        states = self.state_projection(raw).to(tokens.dtype)
         actions = self.action_projection(batch["actions"]).to(tokens.dtype)
         return torch.where(kinds == STATE, states, torch.where(kinds == ACTION, actions, tokens))
 
@@ -207,12 +260,14 @@ class GroundingModule(LightningModule):
     def predict_state(self, hidden: Tensor, previous: Tensor) -> Tensor:
         """The next state from the hidden state of the slot before it; ``previous`` is the latest state
         in the sequence (the base of a predicted change). Rounded for envs with whole-number states."""
+        if self.hparams.state_values:
+            return self.state_head(hidden.float(), previous).argmax(-1).to(previous.dtype)
         output = self.state_head(hidden.float())
-        change_range = self.hparams.state_change_range
-        if change_range:
-            classes = output.reshape(*output.shape[:-1], -1, self.state_classes).argmax(-1)
-            return previous + (classes - change_range).to(previous.dtype)
-        states = output * self.state_std + (previous if self.hparams.predict_state_change else self.state_mean)
+        if self.hparams.still_tolerance:
+            change, moves = output.unflatten(-1, (-1, 2)).unbind(-1)
+            states = previous + torch.where(moves > 0, change * self.state_std, torch.zeros_like(change))
+        else:
+            states = output * self.state_std + (previous if self.hparams.predict_state_change else self.state_mean)
         return states.round() if self.hparams.round_states else states
 
     # ----------------------------------------------------------------------------- training
@@ -261,7 +316,9 @@ class GroundingModule(LightningModule):
     # ----------------------------------------------------------------------------- checkpoints
 
     def _frozen_names(self) -> set[str]:
-        return {name for name, p in self.named_parameters() if not p.requires_grad}
+        """Names of frozen parameters, tied aliases included (SmolLM2's ``lm_head`` is its embedding:
+        ``named_parameters`` lists it once, the state dict twice)."""
+        return {name for name, p in self.named_parameters(remove_duplicate=False) if not p.requires_grad}
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         """A LoRA checkpoint keeps only what trains (adapter, projections, heads) and the statistics;
@@ -278,6 +335,6 @@ class GroundingModule(LightningModule):
                 f"adapter was trained on (fingerprint {saved} vs {self.base_fingerprint}); check the backbone option"
             )
         missing = {name for name, p in self.named_parameters() if p.requires_grad} - set(checkpoint["state_dict"])
-        missing |= {name for name, _ in self.named_buffers() if name.startswith("state_")} - set(checkpoint["state_dict"])
+        missing |= {"state_mean", "state_std"} - set(checkpoint["state_dict"])
         if missing:
             raise ValueError(f"grounding checkpoint: state_dict lacks trained weights {sorted(missing)[:5]}")

@@ -61,12 +61,16 @@ def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_r
     assert all(p.requires_grad for p in full.parameters())
 
 
-@pytest.mark.parametrize("finetune, change", [("full", False), ("lora", False), ("lora", True)])
-def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, change):
+@pytest.mark.parametrize(
+    "finetune, state_head",
+    [("full", {}), ("lora", {}), ("lora", {"predict_state_change": True}), ("lora", {"state_values": 8}),
+     ("lora", {"predict_state_change": True, "still_tolerance": 0.5})],
+)
+def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, state_head):
     """A broken mask, shift or slot injection would leave at least one loss near where it started."""
     torch.manual_seed(0)
     datamodule = tiny_datamodule(babyai_real)
-    module = tiny_module(datamodule, finetune=finetune, predict_state_change=change)
+    module = tiny_module(datamodule, finetune=finetune, **state_head)
     batch = fixed_batch(module, datamodule)
     before = {k: float(v) for k, v in module.losses(batch).items()}
     optimizer = torch.optim.Adam([p for p in module.parameters() if p.requires_grad], lr=1e-2 if finetune == "lora" else 3e-3)
@@ -130,25 +134,83 @@ def test_a_checkpoint_refuses_a_different_backbone(tmp_path, babyai_real):
         GroundingModule.load_from_checkpoint(path, init_seed=1)
 
 
-def test_a_categorical_state_head_predicts_whole_changes_per_dimension(babyai_real):
+def test_a_value_state_head_reads_and_predicts_each_dimension_as_a_symbol(babyai_real):
+    """With ``state_values``: a slot is a sum of per-(dimension, value) embeddings, and the head
+    classifies each dimension's next value, so a picked-up object lands on its fixed value."""
     datamodule = tiny_datamodule(babyai_real)
-    module = tiny_module(datamodule, predict_state_change=True, state_change_range=3)
-    classes = module.state_classes
-    assert classes == 7 and module.state_head.out_features == 17 * 7
-    bias = torch.full((17, classes), -5.0)
-    bias[:, 3] = 5.0  # every dimension unchanged ...
-    bias[13] = torch.tensor([-5.0, -5.0, -5.0, 0.0, 5.0, -5.0, -5.0]) + 1.0  # ... except agent_row: +1
+    module = tiny_module(datamodule, state_values=8)
+    assert module.state_head.value_logits.out_features == 17 * 8
+    state = datamodule.train_rollouts[0].states[0:1]
+    moved = state.clone()
+    moved[0, 13] = (moved[0, 13] + 1) % 8
+    swapped = state.clone()
+    swapped[0, [13, 14]] = state[0, [14, 13]]
+    embed = module.state_projection
+    assert not torch.allclose(embed(state), embed(moved))
+    if state[0, 13] != state[0, 14]:
+        assert not torch.allclose(embed(state), embed(swapped))  # the dimension matters, not only the value
+    head = module.state_head
+    with torch.no_grad():
+        head.value_logits.weight.zero_()
+        head.value_logits.bias.zero_()
+        head.change_logits.weight.zero_()
+    torch.testing.assert_close(module.predict_state(torch.randn(1, 32), state), state)  # copying is the prior
+    if state[0, 13] < 7:
+        with torch.no_grad():
+            head.change_logits.bias.view(17, 15)[13, 7 + 1] = 10.0  # dimension 13 changes by +1, whatever its value
+        expected = state.clone()
+        expected[0, 13] += 1
+        torch.testing.assert_close(module.predict_state(torch.randn(1, 32), state), expected)
+        with torch.no_grad():
+            head.change_logits.bias.view(17, 15)[13, 7 + 1] = 0.0
+    target = state.clone()
+    target[0, 0:2] = 0.0  # e.g. a carried object's position, whatever it was
+    bias = torch.full((17, 8), -5.0)
+    bias[torch.arange(17), target[0].long()] = 5.0
+    with torch.no_grad():
+        head.value_logits.bias.copy_(bias.flatten())
+    torch.testing.assert_close(module.predict_state(torch.randn(1, 32), state), target)
+    assert float(module.state_loss(torch.randn(1, 32), target, state)) < 0.01
+    assert float(module.state_loss(torch.randn(1, 32), moved, state)) > 0.2
+    with pytest.raises(ValueError, match="state_values"):
+        tiny_module(datamodule, predict_state_change=True, state_values=8)
+
+
+def test_a_lora_checkpoint_of_a_tied_embedding_backbone_leaves_out_both_aliases(tmp_path, babyai_real):
+    """SmolLM2 ties ``lm_head`` to its embedding: the frozen 28M-parameter matrix must not be saved."""
+    tokenizer = word_level_tokenizer(["go", "to", "the", "red", "ball"])
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         num_key_value_heads=2, intermediate_size=64, tie_word_embeddings=True)  # fmt: skip
+    LlamaForCausalLM(config).save_pretrained(tmp_path / "backbone")
+    tokenizer.save_pretrained(tmp_path / "backbone")
+    module = GroundingModule(tiny_datamodule(babyai_real).env_spec, backbone=str(tmp_path / "backbone"))
+    checkpoint = {"state_dict": module.state_dict()}
+    assert any("lm_head" in name for name in checkpoint["state_dict"])
+    module.on_save_checkpoint(checkpoint)
+    saved_backbone = [name for name in checkpoint["state_dict"] if name.startswith("lm.")]
+    assert saved_backbone and all("lora_" in name for name in saved_backbone)
+
+
+def test_a_gated_change_head_keeps_dimensions_judged_still_exactly(babyai_real):
+    """With ``still_tolerance``: a dimension whose moving logit is negative keeps its value bit for bit,
+    one judged moving gets the regressed change; the loss counts both parts."""
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, predict_state_change=True, still_tolerance=0.01)
+    module.hparams.round_states = False  # BabyAI stands in for a continuous env here
+    assert module.state_head.out_features == 17 * 2
+    previous = datamodule.train_rollouts[0].states[0:1] + 0.123
+    bias = torch.zeros(17, 2)
+    bias[:, 0] = 0.5  # a change of half a standard deviation everywhere ...
+    bias[:, 1] = -5.0  # ... but every dimension is judged still ...
+    bias[13, 1] = 5.0  # ... except dimension 13
     with torch.no_grad():
         module.state_head.weight.zero_()
         module.state_head.bias.copy_(bias.flatten())
-    previous = datamodule.train_rollouts[0].states[0:1]
-    expected = previous.clone()
-    expected[0, 13] += 1
-    torch.testing.assert_close(module.predict_state(torch.randn(1, 32), previous), expected)
-    change = torch.zeros(1, 17)
-    change[0, 13] = 1
-    loss = module.state_loss(torch.randn(1, 32), previous + change, previous)
-    assert float(loss) < 0.01  # the head already predicts exactly this change
-    assert float(module.state_loss(torch.randn(1, 32), previous, previous)) > 0.2  # one dimension of 17 is ~5 nats off
-    with pytest.raises(ValueError, match="state_change_range"):
-        tiny_module(datamodule, predict_state_change=False, state_change_range=3)
+    predicted = module.predict_state(torch.randn(1, 32), previous)
+    still = torch.arange(17) != 13
+    assert torch.equal(predicted[0, still], previous[0, still])
+    torch.testing.assert_close(predicted[0, 13], previous[0, 13] + 0.5 * module.state_std[13])
+    assert float(module.state_loss(torch.randn(1, 32), predicted, previous)) < 0.05  # what the head says, almost surely
+    assert float(module.state_loss(torch.randn(1, 32), previous, previous)) > 0.2  # dimension 13 did not move after all
+    with pytest.raises(ValueError, match="still_tolerance"):
+        tiny_module(datamodule, still_tolerance=0.01)
