@@ -15,11 +15,11 @@ from datamodules.mixing import MixedSampler, MixMode
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, load_episodes, to_transitions
-from imaginebench.datasets.locations import imaginary_dataset_dir
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
 from imaginebench.registry import get_domain
 from imaginebench.rollout_quality import ROLLOUT_CHECKS, RolloutCheck
+from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir
 
 
 TRAIN_STREAM, VALIDATION_STREAM, TEST_STREAM = 0, 1, 2
@@ -75,8 +75,9 @@ class OfflineDataModule(LightningDataModule):
         imaginary_filter: list[RolloutCheck] = [],
     ) -> None:
         """``imaginary_levels``: also load the default imaginary data of these levels (e.g. ``[rephrase,
-        easy, hard]``), found by :func:`~imaginebench.datasets.locations.imaginary_dataset_dir` when
-        the data are loaded: the data root's own rollouts if there are any, else the shipped ones.
+        easy, hard]``), found by :func:`~imaginebench.shipped.imaginary_dataset_dir`: the data root's
+        own rollouts if there are any, else ones shipped in ``assets/``, else imagined once into the
+        data root from the env's shipped grounded model (in :meth:`prepare_data`, on one process).
 
         ``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
         the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
@@ -117,6 +118,8 @@ class OfflineDataModule(LightningDataModule):
         return get_domain(self.env_id).spec(self.instruction_encoder.dim).to_dict()
 
     def prepare_data(self) -> None:
+        for level in self.imaginary_levels:
+            find_or_imagine(self.env_id, level)  # here, not in setup: every rank would imagine the same data
         if self.collect_if_missing > 0:
             for path in self.real:
                 if not Path(path).exists():

@@ -9,7 +9,22 @@ import pytest
 import torch
 import yaml
 
+from imaginebench.levels import IMAGINED_LEVELS
+from imaginebench.shipped import find_or_imagine
+
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def tiny_imaginary_data_root(tmp_path, shipped_tiny_model, monkeypatch) -> Path:
+    """The BabyAI configs mix in the imaginary rollouts of the novel levels: made here by the tiny
+    shipped model into a temporary data root that the ``fit`` subprocesses inherit, so they never
+    imagine with the real shipped model nor write into the repository's ``data/``."""
+    root = tmp_path / "data-root"
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(root))
+    for level in IMAGINED_LEVELS:
+        find_or_imagine("BabyAI-v0", level)
+    return root
 
 
 def tiny_config(tmp_path: Path, *extra_callbacks: dict) -> Path:

@@ -18,7 +18,7 @@ from tests.data_roots import REAL_EPISODES
 CONFIGS = Path(__file__).resolve().parents[1] / "lightning_config"
 PIPELINE_ALGO = "bc"
 """``imaginebench pipeline``'s default ``--algo``: every env needs it."""
-GROUNDING_CONFIG_PENDING = {"Ball-v0", "MetaWorld-v0", "Mujoco-v0", "Libero-v0"}
+GROUNDING_CONFIG_PENDING = {"MetaWorld-v0", "Mujoco-v0", "Libero-v0"}
 """Envs without a grounding config yet: strict xfails, so each flips to a failure (remove it here) once its config lands."""
 
 
@@ -69,7 +69,7 @@ def test_a_domains_config_folder_is_known_without_its_simulator():
     assert result.stdout.split() == ["libero", "[]"]
 
 
-def test_gymnasium_make_keeps_the_env_checker_and_forwards_get_dataset(babyai_data_root):
+def test_gymnasium_make_keeps_the_env_checker_and_forwards_get_dataset(babyai_data_root, shipped_tiny_model):
     wrapped = gym.make("imaginebench/BabyAI-v0", level="easy")
     stack, env = [], wrapped
     while isinstance(env, gym.Wrapper):

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from imaginebench.datasets.episodes import EpisodeDataset, check_metadata, load_episodes
-from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset
+from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.levels import resolve_level
 
 
@@ -40,16 +40,19 @@ def get_dataset(env_id: str, level: str, encoder_id: str, data_dir: str | Path |
 
     The real data are ``<root>/<env_id>/real-train``, collected there on first use when that is
     the default location (:func:`collect_default_real`). The imaginary data are the data root's
-    own rollouts if any, else the shipped ones (:func:`find_imaginary_dataset`). Both must have
-    been made for this env, level and instruction encoder: mixing another's rows would silently
-    train on wrong embeddings or states.
+    own rollouts if any, else ones shipped in ``assets/``, else imagined once into the data root
+    from the env's shipped grounded model (:func:`~imaginebench.shipped.find_or_imagine`). Both
+    must have been made for this env, level and instruction encoder: mixing another's rows would
+    silently train on wrong embeddings or states.
     """
+    from imaginebench.shipped import find_or_imagine  # above this package: it runs the grounded model
+
     level = resolve_level(level)
     real_dir = default_dataset_dir(env_id, "real", "train", data_dir)
     if not real_dir.exists():
         collect_default_real(env_id, encoder_id, real_dir)
     real = to_padded_arrays(_load_checked(real_dir, env_id, "train", "real", encoder_id))
-    imaginary_dir = None if level == "train" else find_imaginary_dataset(env_id, level, data_dir)
+    imaginary_dir = None if level == "train" else find_or_imagine(env_id, level, data_dir)
     if imaginary_dir is None:
         return real, None
     return real, to_padded_arrays(_load_checked(imaginary_dir, env_id, level, "imaginary", encoder_id))

@@ -1,9 +1,10 @@
 """Where a dataset of an env and level lives by default: the data root, then the shipped assets.
 
-User-made datasets go under the data root (``$IMAGINEBENCH_DATA``, default ``data``) as
-``<env_id>/<source>-<level>``; the repository ships some imaginary ones under ``assets/`` in the
-same layout. A dataset under the data root wins, so a user's own ``imagine`` run replaces a
-shipped one without touching any config.
+Datasets go under the data root (``$IMAGINEBENCH_DATA``, default ``data``) as
+``<env_id>/<source>-<level>``; ``assets/`` may ship imaginary ones in the same layout. A dataset
+under the data root wins, so a user's own ``imagine`` run replaces a shipped one without touching
+any config. This module only looks; :mod:`imaginebench.shipped` imagines a level's data from the
+env's shipped grounded model when neither place has them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from imaginebench.assets import ASSETS_DIR
+from imaginebench.assets import assets_dir
 from imaginebench.levels import resolve_level
 
 
@@ -26,21 +27,10 @@ def default_dataset_dir(env_id: str, source: str, level: str, data_dir: str | Pa
 
 def imaginary_candidates(env_id: str, level: str, data_dir: str | Path | None = None) -> tuple[Path, Path]:
     """The places looked at for a level's imaginary rollouts, first match wins: data root, then assets."""
-    return default_dataset_dir(env_id, "imaginary", level, data_dir), default_dataset_dir(env_id, "imaginary", level, ASSETS_DIR)
+    return default_dataset_dir(env_id, "imaginary", level, data_dir), default_dataset_dir(env_id, "imaginary", level, assets_dir())
 
 
 def find_imaginary_dataset(env_id: str, level: str, data_dir: str | Path | None = None) -> Path | None:
-    """The imaginary dataset of ``env_id`` at ``level``, or ``None`` when there is none anywhere."""
+    """The imaginary dataset of ``env_id`` at ``level``, or ``None`` when neither place has one."""
     return next((path for path in imaginary_candidates(env_id, level, data_dir) if path.exists()), None)
 
-
-def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None = None) -> Path:
-    """:func:`find_imaginary_dataset`, raising with the places looked at and the command that makes one."""
-    path = find_imaginary_dataset(env_id, level, data_dir)
-    if path is None:
-        candidates = imaginary_candidates(env_id, level, data_dir)
-        raise FileNotFoundError(
-            f"no imaginary data of {env_id} level {level!r} at {candidates[0]} or {candidates[1]}; make it with "
-            f"`imaginebench imagine --checkpoint CKPT --env {env_id} --level {resolve_level(level)} --rollouts N --out {candidates[0]}`"
-        )
-    return path

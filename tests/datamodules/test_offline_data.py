@@ -8,9 +8,9 @@ from tensordict import TensorDict
 
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
 from datamodules.offline_data import OfflineDataModule
-from imaginebench.assets import ASSETS_DIR
 from imaginebench.datasets import DatasetError, load_episodes
 from imaginebench.instructions import InstructionEncoder
+from tests.shipped_fixtures import TINY_SETTINGS
 from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
 
 
@@ -78,15 +78,29 @@ def test_real_only_run_needs_no_imaginary_paths(paths):
 
 
 def test_imaginary_levels_load_the_data_roots_rollouts_else_the_shipped_ones(paths, tmp_path, monkeypatch):
-    root = tmp_path / "root"
+    root, assets = tmp_path / "root", tmp_path / "assets"
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(root))
-    own_easy = write_synthetic(root / ENV_ID / "imaginary-easy", "imaginary", num_episodes=3)
+    monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", assets)
+    own_easy = load_episodes(write_synthetic(root / ENV_ID / "imaginary-easy", "imaginary", num_episodes=3))
+    shipped_hard = load_episodes(write_synthetic(assets / ENV_ID / "imaginary-hard", "imaginary", num_episodes=5, tasks=["open_door", "put_line"]))
+    write_synthetic(assets / ENV_ID / "imaginary-easy", "imaginary", num_episodes=7)  # the data root's own easy data win
     data = make_data({**paths, "imaginary": []}, imaginary_levels=["easy", "hard"])
-    shipped_hard = load_episodes(ASSETS_DIR / ENV_ID / "imaginary-hard")
-    assert data.imaginary_dataset.num_steps == load_episodes(own_easy).num_steps + shipped_hard.num_steps
-    assert data.tasks == TASKS["real"] + ["open_door"] + [t for t in shipped_hard.tasks if t not in TASKS["real"]]
+    assert data.imaginary_dataset.num_steps == own_easy.num_steps + shipped_hard.num_steps
+    assert data.tasks == TASKS["real"] + ["open_door", "put_line"]
     with pytest.raises(FileNotFoundError, match="no imaginary data of BabyAI-v0 level 'train'"):
         make_data({**paths, "imaginary": []}, imaginary_levels=["train"])
+
+
+def test_prepare_data_imagines_missing_levels_once_from_the_shipped_model(paths, tmp_path, monkeypatch, shipped_tiny_model):
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
+    data = OfflineDataModule(ENV_ID, paths["real"], imaginary_levels=["easy"], batch_size=8, batches_per_epoch=1)
+    data.prepare_data()
+    imagined = tmp_path / "root" / ENV_ID / "imaginary-easy"
+    assert load_episodes(imagined).num_episodes == TINY_SETTINGS["rollouts"]
+    monkeypatch.setattr("imaginebench.shipped.imagine", lambda *args, **kwargs: pytest.fail("imagined again"))
+    data.prepare_data()
+    data.setup("fit")
+    assert data.imaginary_dataset.num_episodes == TINY_SETTINGS["rollouts"] and data.imaginary_dataset.metadata["level"] == "easy"
 
 
 def test_missing_imaginary_data_names_mix_ratio_real(paths):

@@ -1,4 +1,4 @@
-"""``env.get_dataset``: real data collected on first use, imaginary data from the data root or the shipped assets."""
+"""``env.get_dataset``: real data collected on first use, imaginary data from the data root or imagined there from the shipped model."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 
 import imaginebench
 import imaginebench.collect as collect_module
-from imaginebench.assets import ASSETS_DIR
 from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
 from imaginebench.datasets.legacy import to_padded_arrays
 from imaginebench.datasets.locations import default_dataset_dir
 from tests.data_roots import REAL_EPISODES
+from tests.shipped_fixtures import TINY_SETTINGS
 
 
 def write_imaginary(root: Path, level: str, episodes: int, metadata: dict | None = None) -> Path:
@@ -24,28 +24,31 @@ def write_imaginary(root: Path, level: str, episodes: int, metadata: dict | None
 
 
 @pytest.mark.parametrize("level", ["rephrase", "easy", "hard"])
-def test_an_empty_data_root_gets_the_shipped_imaginary_data_of_each_novel_level(babyai_data_root, level):
+def test_an_empty_data_root_gets_imaginary_data_of_each_novel_level_imagined_from_the_shipped_model(babyai_data_root, shipped_tiny_model, level):
     real, imaginary = imaginebench.make("BabyAI-v0", level=level).get_dataset()
-    shipped = to_padded_arrays(load_episodes(ASSETS_DIR / "BabyAI-v0" / f"imaginary-{level}"))
+    imagined = load_episodes(default_dataset_dir("BabyAI-v0", "imaginary", level))
+    assert imagined.num_episodes == TINY_SETTINGS["rollouts"] and imagined.metadata["generator"]["kind"] == "grounded-lm"
+    expected = to_padded_arrays(imagined)
     num_episodes, horizon, width = real["observations"].shape
     assert num_episodes == REAL_EPISODES and width == 17 + 384
     assert real["actions"].shape == (REAL_EPISODES, horizon) and real["actions"].dtype == np.int64
     assert real["rewards"].shape == real["masks"].shape == (REAL_EPISODES, horizon, 1)
-    assert imaginary is not None and imaginary.keys() == shipped.keys()
-    for key in shipped:
-        np.testing.assert_array_equal(imaginary[key], shipped[key], err_msg=key)
+    assert imaginary is not None and imaginary.keys() == expected.keys()
+    for key in expected:
+        np.testing.assert_array_equal(imaginary[key], expected[key], err_msg=key)
 
 
-def test_the_train_level_has_no_imaginary_data(babyai_data_root):
+def test_the_train_level_has_no_imaginary_data(babyai_data_root, shipped_tiny_model):
     assert imaginebench.make("BabyAI-v0", level="train").get_dataset()[1] is None
+    assert not (babyai_data_root / "BabyAI-v0" / "imaginary-train").exists()
 
 
-def test_imaginary_data_under_the_data_root_wins_over_the_shipped_data(babyai_data_root):
-    write_imaginary(babyai_data_root, "easy", 3)
+def test_imaginary_data_under_the_data_root_win_over_the_shipped_model(babyai_data_root, shipped_tiny_model):
+    write_imaginary(babyai_data_root, "easy", 4)
     _, imaginary = imaginebench.make("BabyAI-v0", level="easy").get_dataset()
-    assert imaginary["observations"].shape[0] == 3
-    _, hard = imaginebench.make("BabyAI-v0", level="easy").get_dataset(level="hard")  # no own hard data: shipped
-    assert hard["observations"].shape[0] == load_episodes(ASSETS_DIR / "BabyAI-v0" / "imaginary-hard").num_episodes
+    assert imaginary["observations"].shape[0] == 4 != TINY_SETTINGS["rollouts"]
+    _, hard = imaginebench.make("BabyAI-v0", level="easy").get_dataset(level="hard")  # no own hard data: imagined
+    assert hard["observations"].shape[0] == TINY_SETTINGS["rollouts"]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +82,7 @@ def collect_calls(monkeypatch) -> list[dict]:
     return calls
 
 
-def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch, collect_calls):
+def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch, collect_calls, shipped_tiny_model):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "data"))
     env = imaginebench.make("BabyAI-v0", level="easy")
     real, imaginary = env.get_dataset()

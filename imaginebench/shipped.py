@@ -1,0 +1,111 @@
+"""The grounded model an env ships, and the imaginary data imagined from it on first use.
+
+``assets/<env_id>/grounding.ckpt`` is a slim grounded checkpoint (:func:`~imaginebench.pipeline.export_grounded_model`);
+``assets/<env_id>/imagination.json`` holds the settings its default imaginary data are imagined with,
+``{"rollouts": int, "seed": int, "temperature": float}``. Git carries the model, not the data: a level's
+imaginary data that neither the data root nor ``assets/`` has are imagined once, on the CPU so that every
+checkout gets the same rows, into the data root's default place, where later runs find them.
+
+Sits above :mod:`imaginebench.datasets` (where data are looked for) and :mod:`imaginebench.imagine`
+(which makes them), so looking for data never imports a language model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from imaginebench.assets import assets_dir
+from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset, imaginary_candidates
+from imaginebench.imagine import imagine
+from imaginebench.levels import IMAGINED_LEVELS, resolve_level
+
+CHECKPOINT_FILE, SETTINGS_FILE = "grounding.ckpt", "imagination.json"
+
+
+@dataclass(frozen=True)
+class ShippedModel:
+    """A shipped grounded checkpoint and the settings its default imaginary data are imagined with."""
+
+    checkpoint: Path
+    rollouts: int
+    seed: int
+    temperature: float
+
+
+def read_imagination_settings(path: Path) -> dict[str, int | float]:
+    """``rollouts`` (>= 1), ``seed`` (>= 0) and ``temperature`` (>= 0) from ``path``, checked before any data
+    are imagined: a typo must fail in one line naming the file and field, not after an hour of generation."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing; a shipped {CHECKPOINT_FILE} needs it: {{\"rollouts\": N, \"seed\": S, \"temperature\": T}}")
+    try:
+        settings = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON ({error})") from None
+    if not isinstance(settings, dict):
+        raise ValueError(f"{path}: expected an object with fields 'rollouts', 'seed', 'temperature'")
+    checks = {
+        "rollouts": (lambda v: _is_integer(v) and v >= 1, "an integer >= 1"),
+        "seed": (lambda v: _is_integer(v) and v >= 0, "an integer >= 0"),
+        "temperature": (lambda v: (_is_integer(v) or isinstance(v, float)) and v >= 0, "a number >= 0"),
+    }
+    unknown = sorted(settings.keys() - checks.keys())
+    if unknown:
+        raise ValueError(f"{path}: field {unknown[0]!r} is unknown (fields: {', '.join(checks)})")
+    for field, (valid, meaning) in checks.items():
+        if field not in settings:
+            raise ValueError(f"{path}: field {field!r} is missing")
+        if not valid(settings[field]):
+            raise ValueError(f"{path}: field {field!r} must be {meaning}, got {settings[field]!r}")
+    return {"rollouts": settings["rollouts"], "seed": settings["seed"], "temperature": float(settings["temperature"])}
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is no count
+
+
+def shipped_checkpoint(env_id: str) -> Path:
+    return assets_dir() / env_id / CHECKPOINT_FILE
+
+
+def shipped_model(env_id: str) -> ShippedModel | None:
+    """The grounded model ``env_id`` ships (its settings checked), or ``None`` when it ships none."""
+    checkpoint = shipped_checkpoint(env_id)
+    if not checkpoint.is_file():
+        return None
+    return ShippedModel(checkpoint, **read_imagination_settings(checkpoint.parent / SETTINGS_FILE))
+
+
+def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None) -> Path | None:
+    """The imaginary dataset of ``env_id`` at ``level`` (:func:`find_imaginary_dataset`); when there is none and
+    the env ships a grounded model, imagined from it into the data root first. ``None`` when neither."""
+    level = resolve_level(level)
+    found = find_imaginary_dataset(env_id, level, data_dir)
+    if found is not None or level not in IMAGINED_LEVELS:
+        return found
+    model = shipped_model(env_id)
+    if model is None:
+        return None
+    out = default_dataset_dir(env_id, "imaginary", level, data_dir)
+    print(
+        f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts} rollouts "
+        f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
+        flush=True,
+    )
+    return imagine(model.checkpoint, env_id, level, model.rollouts, out, seed=model.seed, temperature=model.temperature, device="cpu", progress=True)
+
+
+def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None = None) -> Path:
+    """:func:`find_or_imagine`, raising with the places looked at and the command that makes the data."""
+    level = resolve_level(level)
+    path = find_or_imagine(env_id, level, data_dir)
+    if path is None:
+        own, shipped = imaginary_candidates(env_id, level, data_dir)
+        checkpoint = shipped_checkpoint(env_id)
+        model = f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}" if checkpoint.is_file() else f"no shipped model at {checkpoint}"
+        raise FileNotFoundError(
+            f"no imaginary data of {env_id} level {level!r} at {own} or {shipped} ({model}); make it with "
+            f"`imaginebench imagine --checkpoint CKPT --env {env_id} --level {level} --rollouts N --out {own}`"
+        )
+    return path

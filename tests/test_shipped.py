@@ -1,0 +1,100 @@
+"""First use of a level's imaginary data: imagined once, deterministically, from the env's shipped grounded model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import imaginebench.shipped as shipped
+from imaginebench.datasets import load_episodes
+from imaginebench.imagine import file_sha256
+from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir, read_imagination_settings, shipped_model
+from tests.shipped_fixtures import TINY_SETTINGS
+from tests.synthetic_episodes import write_synthetic
+
+
+def test_first_use_imagines_the_shipped_settings_into_the_data_root_and_says_so(shipped_tiny_model, tmp_path, capsys):
+    checkpoint = shipped_tiny_model / "BabyAI-v0" / "grounding.ckpt"
+    path = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    assert path == tmp_path / "data" / "BabyAI-v0" / "imaginary-easy"
+    dataset = load_episodes(path)
+    assert (dataset.source, dataset.metadata["level"], dataset.num_episodes) == ("imaginary", "easy", TINY_SETTINGS["rollouts"])
+    generator = dataset.metadata["generator"]
+    assert generator["checkpoint_sha256"] == file_sha256(checkpoint) and generator["checkpoint"] == str(checkpoint)
+    assert (generator["seed"], generator["temperature"]) == (TINY_SETTINGS["seed"], TINY_SETTINGS["temperature"])
+    announcement = capsys.readouterr().out.splitlines()[0]
+    assert str(path) in announcement and str(checkpoint) in announcement and "(once)" in announcement
+
+
+def test_a_second_use_reads_what_the_first_imagined(shipped_tiny_model, tmp_path, monkeypatch):
+    path = find_or_imagine("BabyAI-v0", "hard", tmp_path / "data")
+    written = (path / "metadata.json").stat().st_mtime_ns
+    monkeypatch.setattr(shipped, "imagine", lambda *args, **kwargs: pytest.fail("imagined again"))
+    assert imaginary_dataset_dir("BabyAI-v0", "hard", tmp_path / "data") == path
+    assert (path / "metadata.json").stat().st_mtime_ns == written
+
+
+def test_two_checkouts_imagine_the_same_rows(shipped_tiny_model, tmp_path):
+    first, second = (load_episodes(find_or_imagine("BabyAI-v0", "rephrase", tmp_path / root)) for root in ("a", "b"))
+    assert first.steps.keys() == second.steps.keys()
+    for key in first.steps.keys():
+        assert torch.equal(first.steps[key], second.steps[key]), key
+    assert first.instruction_texts == second.instruction_texts
+    assert torch.equal(torch.as_tensor(first.instruction_embeddings), torch.as_tensor(second.instruction_embeddings))
+
+
+def test_the_users_own_data_win_and_are_not_imagined_over(shipped_tiny_model, tmp_path, monkeypatch):
+    own = tmp_path / "data" / "BabyAI-v0" / "imaginary-easy"
+    write_synthetic(own, "imaginary", num_episodes=2)
+    monkeypatch.setattr(shipped, "imagine", lambda *args, **kwargs: pytest.fail("imagined over the user's data"))
+    assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == own
+
+
+def test_the_train_level_is_never_imagined(shipped_tiny_model, tmp_path):
+    assert find_or_imagine("BabyAI-v0", "train", tmp_path / "data") is None
+    with pytest.raises(FileNotFoundError, match=r"level 'train'.*imagines only rephrase, easy, hard"):
+        imaginary_dataset_dir("BabyAI-v0", "train", tmp_path / "data")
+    assert not (tmp_path / "data").exists()
+
+
+def test_without_a_shipped_model_there_is_nothing_and_the_error_says_how_to_make_it(no_shipped_assets, tmp_path):
+    own, assets = tmp_path / "data" / "Ball-v0" / "imaginary-easy", no_shipped_assets / "Ball-v0" / "imaginary-easy"
+    assert shipped_model("Ball-v0") is None
+    assert find_or_imagine("Ball-v0", "easy", tmp_path / "data") is None
+    message = rf"{own} or {assets} \(no shipped model at {no_shipped_assets / 'Ball-v0' / 'grounding.ckpt'}\).*imaginebench imagine --checkpoint CKPT --env Ball-v0 --level easy"
+    with pytest.raises(FileNotFoundError, match=message):
+        imaginary_dataset_dir("Ball-v0", "easy", tmp_path / "data")
+
+
+@pytest.mark.parametrize(
+    "settings, field",
+    [
+        ({"seed": 0, "temperature": 0.0}, "rollouts"),
+        ({**TINY_SETTINGS, "rollouts": 0}, "rollouts"),
+        ({**TINY_SETTINGS, "rollouts": 2.5}, "rollouts"),
+        ({**TINY_SETTINGS, "seed": -1}, "seed"),
+        ({**TINY_SETTINGS, "seed": True}, "seed"),
+        ({**TINY_SETTINGS, "temperature": "0"}, "temperature"),
+        ({**TINY_SETTINGS, "temperature": -0.5}, "temperature"),
+        ({**TINY_SETTINGS, "temprature": 1.0}, "temprature"),
+    ],
+)
+def test_invalid_imagination_settings_name_the_file_and_field(tmp_path, settings, field):
+    path = tmp_path / "imagination.json"
+    path.write_text(json.dumps(settings))
+    with pytest.raises(ValueError, match=rf"^{path}: field '{field}' ") as error:
+        read_imagination_settings(path)
+    assert "\n" not in str(error.value)
+
+
+def test_a_shipped_checkpoint_without_settings_is_an_error_naming_the_file(tmp_path, monkeypatch):
+    (tmp_path / "BabyAI-v0").mkdir()
+    (tmp_path / "BabyAI-v0" / "grounding.ckpt").write_bytes(b"never loaded")
+    monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match=rf"{tmp_path / 'BabyAI-v0' / 'imagination.json'}: missing"):
+        shipped_model("BabyAI-v0")
+    (tmp_path / "BabyAI-v0" / "imagination.json").write_text("{rollouts: 3")
+    with pytest.raises(ValueError, match=rf"{tmp_path / 'BabyAI-v0' / 'imagination.json'}: not valid JSON"):
+        shipped_model("BabyAI-v0")
