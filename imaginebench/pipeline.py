@@ -37,7 +37,7 @@ def pipeline_main(argv: list[str]) -> None:
     parser.add_argument("--algo", default="bc", help="offline RL config name under lightning_config/<env>/ (bc, cql, ...)")
     parser.add_argument("--out", help="working directory (default runs/pipeline/<env>)")
     parser.add_argument("--real-episodes", type=int, help="expert episodes of the train tasks (default: the domain's real_episodes)")
-    parser.add_argument("--rollouts", type=int, default=700, help="imaginary rollouts per level (700 keeps the shipped BabyAI sets under 20 MB)")
+    parser.add_argument("--rollouts", type=int, default=700, help="imaginary rollouts per level (700, as the shipped models imagine on first use)")
     parser.add_argument("--mix-ratio-real", type=float, default=0.5, help="share of real rows per batch (ImagineBench: 0.5)")
     parser.add_argument("--grounding-config", help="default lightning_config/grounding/<env>.yaml")
     parser.add_argument("--seed", type=int, default=0)
