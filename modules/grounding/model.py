@@ -14,8 +14,6 @@ projections and heads always train fully. ``finetune="full"`` trains every weigh
 
 from __future__ import annotations
 
-import math
-
 from typing import Any, Literal
 
 import torch
@@ -28,47 +26,9 @@ from imaginebench.env_spec import EnvSpec
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
+from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-
-
-class WholeNumberStateEmbedding(nn.Module):
-    """A whole-number state vector as the sum of one embedding per (dimension, value): the model
-    reads each value as a symbol, as it reads a word, instead of as a magnitude."""
-
-    def __init__(self, state_dim: int, values: int, width: int):
-        super().__init__()
-        self.values = values
-        self.table = nn.Embedding(state_dim * values, width)
-        nn.init.normal_(self.table.weight, std=0.02)
-        self.register_buffer("offsets", torch.arange(state_dim) * values, persistent=False)
-
-    def forward(self, states: Tensor) -> Tensor:
-        indices = states.round().long().clamp(0, self.values - 1) + self.offsets
-        return self.table(indices).sum(-2)
-
-
-class WholeNumberStateHead(nn.Module):
-    """Logits of each dimension's next value as the sum of a value logit and a change logit (the
-    change from the value it has now). A move by +1 is one change class wherever the agent is, a
-    picked-up object goes to one value wherever it was: either kind of step is easy to express."""
-
-    def __init__(self, width: int, state_dim: int, values: int):
-        super().__init__()
-        self.values = values
-        self.value_logits = nn.Linear(width, state_dim * values)
-        self.change_logits = nn.Linear(width, state_dim * (2 * values - 1))
-        with torch.no_grad():
-            # Copying starts at probability 0.9: a dimension keeps its value on most steps
-            # (on BabyAI more than 9 in 10), and Adam moves a bias only ~lr per update.
-            self.change_logits.bias.view(state_dim, -1)[:, values - 1] = math.log(9.0 * (values - 1))
-
-    def forward(self, hidden: Tensor, reference: Tensor) -> Tensor:
-        values = self.values
-        current = reference.round().long().clamp(0, values - 1).unsqueeze(-1)
-        change_index = torch.arange(values, device=hidden.device) - current + values - 1  # next value v ↔ change v - current
-        change = self.change_logits(hidden).unflatten(-1, (-1, 2 * values - 1)).gather(-1, change_index)
-        return self.value_logits(hidden).unflatten(-1, (-1, values)) + change
 
 
 class GroundingModule(LightningModule):
