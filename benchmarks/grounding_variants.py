@@ -41,7 +41,7 @@ def grounding_config(env_id: str) -> Path:
     """The domain registry names the config folder; the grounding config is named after it."""
     from imaginebench.registry import get_domain
 
-    path = Path("lightning_config") / "grounding" / f"{get_domain(env_id).config_dir}.yaml"
+    path = get_domain(env_id).grounding_config
     if not path.is_file():
         raise SystemExit(f"grounding_variants: {path} does not exist (run from the repository root)")
     return path
@@ -63,10 +63,11 @@ def ground(variant: Path, env_id: str, ground_args: list[str]) -> dict[str, Any]
     if marker.exists():
         print(f"[{variant.name}] ground: {marker} exists, kept", flush=True)
         return json.loads(marker.read_text())
+    config = grounding_config(env_id)
     resumed = " (resuming last.ckpt: CPU time counts this part only)" if checkpoint_path(variant).exists() else ""
-    print(f"[{variant.name}] ground: {grounding_config(env_id)} {' '.join(ground_args)}{resumed}", flush=True)
+    print(f"[{variant.name}] ground: {config} {' '.join(ground_args)}{resumed}", flush=True)
     cpu_s = run_child([
-        IMAGINEBENCH, "ground", "--config", str(grounding_config(env_id)), "--trainer.logger.init_args.save_dir", str(variant.parent),
+        IMAGINEBENCH, "ground", "--config", str(config), "--trainer.logger.init_args.save_dir", str(variant.parent),
         "--trainer.logger.init_args.name", variant.name, "--trainer.logger.init_args.version", "run",
         "--trainer.enable_progress_bar", "false", "--ckpt_path", "last", *ground_args,
     ])  # fmt: skip

@@ -61,7 +61,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     domain = get_domain(args.env)
     configs = Path("lightning_config")
     algo_config = configs / domain.config_dir / f"{args.algo}.yaml"
-    grounding_config = Path(args.grounding_config or configs / "grounding" / f"{domain.config_dir}.yaml")
+    grounding_config = Path(args.grounding_config or domain.grounding_config)
     for path, option in ((algo_config, "--algo"), (grounding_config, "--grounding-config")):
         if not path.is_file():
             raise SystemExit(f"imaginebench pipeline: {path} does not exist ({option})")

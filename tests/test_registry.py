@@ -53,7 +53,7 @@ def test_every_env_has_algorithm_configs_including_the_pipeline_default(env_id):
 )
 def test_every_env_has_a_grounding_config(env_id):
     domain = get_domain(env_id)
-    path = CONFIGS / "grounding" / f"{domain.config_dir}.yaml"
+    path = CONFIGS.parent / domain.grounding_config
     data = read_yaml(path)["data"]
     assert data["env_id"] == env_id, f"{path}: data.env_id {data['env_id']!r}"
     assert data.get("collect_if_missing", domain.real_episodes) == domain.real_episodes, f"{path}: collect_if_missing differs from Domain.real_episodes"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from imaginebench.env_spec import EnvSpec
@@ -50,6 +51,12 @@ class Domain:
     expert data (continuous actions; DART, Laskey et al. 2017): the data then cover the states a
     learner's small errors lead to, and the recorded action stays the expert's clean one (so a
     transition's next state follows the executed action, not the recorded one)."""
+
+    @property
+    def grounding_config(self) -> Path:
+        """``lightning_config/grounding/<config_dir>.yaml``, relative to the repository root (where
+        every command runs), so the pipeline, benchmarks and tests name it the same way."""
+        return Path("lightning_config") / "grounding" / f"{self.config_dir}.yaml"
 
     def spec(self, embedding_dim: int) -> EnvSpec:
         return EnvSpec(
