@@ -97,8 +97,9 @@ def build_backbone(
 
 
 def keep_first_layers(model: PreTrainedModel, count: int) -> PreTrainedModel:
-    """Drop every decoder layer after the first ``count``: the lower layers of a pretrained stack
-    hold much of its lexical knowledge at a fraction of the cost (the final norm and the text head stay)."""
+    """Drop every decoder layer after the first ``count``: a pretrained stack's embeddings and lower
+    layers at a fraction of the cost (the final norm and the text head stay); what the cut costs in
+    quality is measured in docs/grounding-variants.md, not assumed."""
     layers = model.get_decoder().layers
     if not 1 <= count <= len(layers):
         raise ValueError(f"grounding: backbone_layers must be between 1 and {len(layers)} for this backbone, got {count}")
