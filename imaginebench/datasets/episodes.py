@@ -24,6 +24,7 @@ from typing import Any
 import torch
 from tensordict import TensorDict
 
+from imaginebench.errors import UserInputError
 from imaginebench.storage import atomic_directory
 
 SCHEMA_VERSION = 1
@@ -36,7 +37,7 @@ INDEX_FIELDS = ("episode_id", "step", "task_id", "instruction_id")
 FLAG_FIELDS = ("terminated", "truncated", "success")
 
 
-class DatasetError(ValueError):
+class DatasetError(UserInputError):
     """A dataset on disk is missing, malformed or inconsistent."""
 
 
