@@ -107,7 +107,7 @@ class GroundingDataModule(LightningDataModule):
     def prepare_data(self) -> None:
         for path in self.real:
             if self.hparams.collect_if_missing > 0 and not Path(path).exists():
-                collect(self.env_id, "train", self.hparams.collect_if_missing, path, seed=self.hparams.seed, encoder=self.encoder)
+                collect(self.env_id, "train", self.hparams.collect_if_missing, path, seed=self.hparams.seed, encoder=self.encoder, wait=True)
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_rollouts:

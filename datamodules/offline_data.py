@@ -125,7 +125,7 @@ class OfflineDataModule(LightningDataModule):
                 if not Path(path).exists():
                     collect(
                         env_id=self.env_id, level="train", episodes=self.collect_if_missing, out=path,
-                        seed=self.seed, encoder=self.encoder, pooling=self.pooling,
+                        seed=self.seed, encoder=self.encoder, pooling=self.pooling, wait=True,
                     )  # fmt: skip
 
     def setup(self, stage: str | None = None) -> None:

@@ -100,8 +100,12 @@ def collect(
     shard_episodes: int = 250,
     overwrite: bool = False,
     progress: bool = True,
+    wait: bool = False,
 ) -> Path:
-    """Collect ``episodes`` expert episodes of ``level`` into the dataset directory ``out``."""
+    """Collect ``episodes`` expert episodes of ``level`` into the dataset directory ``out``.
+
+    ``wait``: when another process is writing ``out``, wait for it and use what it wrote instead of
+    failing; for collection on first use, where two runs may start at once."""
     level = resolve_level(level)
     get_domain(env_id)  # fail early on a bad id
     if episodes < 1:
@@ -112,7 +116,7 @@ def collect(
         return run_expert_episodes(env_id, level, indices, seed, encoder, pooling)
 
     try:
-        return write_sharded(produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress)
+        return write_sharded(produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait)
     except FileExistsError as error:
         raise FileExistsError(f"collect: {error}") from None
 

@@ -100,8 +100,11 @@ def imagine(
     shard_episodes: int = 256,
     overwrite: bool = False,
     progress: bool = True,
+    wait: bool = False,
 ) -> Path:
-    """Write ``rollouts`` imaginary rollouts of ``level`` into the dataset directory ``out``."""
+    """Write ``rollouts`` imaginary rollouts of ``level`` into the dataset directory ``out``.
+
+    ``wait``: as for :func:`imaginebench.collect.collect`."""
     level = resolve_level(level)
     domain = get_domain(env_id)
     if rollouts < 1 or batch_size < 1:
@@ -122,7 +125,7 @@ def imagine(
         return imagine_episodes(module, env_id, level, indices, seed, temperature, batch_size, encoder, pooling, generator_info)
 
     try:
-        return write_sharded(produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress)
+        return write_sharded(produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress, wait)
     except FileExistsError as error:
         raise FileExistsError(f"imagine: {error}") from None
 

@@ -93,7 +93,7 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
         f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
         flush=True,
     )
-    return imagine(model.checkpoint, env_id, level, model.rollouts, out, seed=model.seed, temperature=model.temperature, device="cpu", progress=True)
+    return imagine(model.checkpoint, env_id, level, model.rollouts, out, seed=model.seed, temperature=model.temperature, device="cpu", progress=True, wait=True)
 
 
 def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None = None) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import tempfile
@@ -14,36 +15,54 @@ import torch
 
 def atomic_write_text(text: str, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, prefix=f".{path.name}.tmp-") as handle:
         handle.write(text)
         tmp = Path(handle.name)
+    tmp.chmod(0o666 & ~_umask())  # NamedTemporaryFile makes it 0600
     os.replace(tmp, path)
 
 
 def atomic_torch_save(obj: object, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
     os.close(fd)
     try:
         torch.save(obj, tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _make_temp_dir(parent: Path, prefix: str) -> Path:
+    """``mkdtemp`` makes a 0700 directory; the renamed result gets the user's normal permissions."""
+    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=prefix))
+    tmp.chmod(0o777 & ~_umask())
+    return tmp
+
+
 @contextmanager
-def atomic_directory(path: Path) -> Iterator[Path]:
+def atomic_directory(path: Path, replace: bool = True) -> Iterator[Path]:
     """Yield a temporary sibling directory that is renamed to ``path`` only if the block succeeds.
 
-    An existing ``path`` is replaced only after the new one is complete.
+    An existing ``path`` is replaced only after the new one is complete, and only with ``replace``;
+    otherwise a ``path`` that appeared meanwhile raises :class:`FileExistsError` and is left as it is.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.tmp-"))
+    tmp = _make_temp_dir(path.parent, f".{path.name}.tmp-")
     try:
         yield tmp
         if path.exists():
+            if not replace:
+                raise FileExistsError(f"{path} already exists")
             old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.old-"))
             os.replace(path, old / path.name)
             os.replace(tmp, path)
@@ -53,3 +72,20 @@ def atomic_directory(path: Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def remove_stale_siblings(path: Path) -> None:
+    """Clean up after an :func:`atomic_directory` of ``path`` that was killed: remove its temporary
+    directories, and put back a replaced ``path`` that was moved aside but never succeeded.
+
+    Call it only while holding ``path``'s write lock (:mod:`imaginebench.locks`): then no other
+    writer's temporary directories can be among them."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        return
+    for old in sorted(path.parent.glob(f".{glob.escape(path.name)}.old-*")):
+        if not path.exists() and (old / path.name).exists():
+            os.replace(old / path.name, path)
+        shutil.rmtree(old)
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.tmp-*"):
+        shutil.rmtree(tmp) if tmp.is_dir() else tmp.unlink()

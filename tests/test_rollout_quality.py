@@ -29,13 +29,14 @@ def replace_generated_state(steps, episode: int, t: int, state: torch.Tensor) ->
 
 @pytest.fixture(scope="module")
 def corrupted(babyai_real, tmp_path_factory):
-    """Expert rollouts with three known faults: episode 1 stops one step before its goal; in
+    """Expert rollouts with three known faults: episode 1 is truncated one step before its goal; in
     episode 2 the first move does nothing (a legal state the simulator does not produce); in
     episode 3 the first generated state puts the box on the ball's cell (illegal)."""
     real = load_episodes(babyai_real)
     steps = real.steps.clone()
     last_of_1 = (steps["episode_id"] == 1).nonzero().flatten()[-1]
     steps = steps[torch.arange(steps.batch_size[0]) != last_of_1]
+    steps["truncated"][last_of_1 - 1] = True  # it ran out of steps
     first_of_2 = int((steps["episode_id"] == 2).nonzero()[0])
     assert not torch.equal(steps["state"][first_of_2], steps["next_state"][first_of_2])
     replace_generated_state(steps, 2, 0, steps["state"][first_of_2].clone())

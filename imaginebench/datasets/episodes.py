@@ -11,7 +11,8 @@ Layout of a dataset directory (schema version 1)::
 
 Per step: state, next_state, action, reward, terminated, truncated, success, episode_id, step,
 task_id (index into metadata.tasks) and instruction_id (row of the instruction table).
-Directories are written atomically and validated on load; errors name the file and field.
+Directories are written atomically and validated on load; errors name the file and field. A loaded
+dataset is mapped copy-on-write: changing its tensors never changes the files.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tensordict import TensorDict
 
 from imaginebench.errors import UserInputError
 from imaginebench.storage import atomic_directory
+from imaginebench.upstream import load_memmap_copy_on_write
 
 SCHEMA_VERSION = 1
 SOURCES = ("real", "imaginary")
@@ -103,12 +105,16 @@ def episode_row_ranges(steps: TensorDict) -> list[tuple[int, int]]:
     return list(zip([0, *ends[:-1]], ends))
 
 
-def write_episodes(dataset: EpisodeDataset, path: str | Path) -> Path:
-    """Validate and write ``dataset`` to ``path`` atomically (a temp dir renamed into place)."""
+def write_episodes(dataset: EpisodeDataset, path: str | Path, overwrite: bool = False) -> Path:
+    """Validate and write ``dataset`` to ``path`` atomically (a temp dir renamed into place).
+
+    An existing ``path`` is replaced only with ``overwrite`` and only if it is a dataset directory."""
     path = Path(path)
     metadata = {**dataset.metadata, "schema_version": SCHEMA_VERSION, "counts": dataset.counts()}
     _validate(dataset.steps, dataset.instruction_texts, dataset.instruction_embeddings, metadata, path)
-    with atomic_directory(path) as tmp:
+    if path.exists():
+        require_replaceable(path, overwrite)
+    with atomic_directory(path, replace=overwrite) as tmp:
         tensors = TensorDict(
             {"steps": dataset.steps, "instruction_embeddings": dataset.instruction_embeddings}, batch_size=[]
         )
@@ -116,6 +122,24 @@ def write_episodes(dataset: EpisodeDataset, path: str | Path) -> Path:
         (tmp / "instructions.json").write_text(json.dumps(dataset.instruction_texts, indent=0))
         (tmp / "metadata.json").write_text(json.dumps(metadata, indent=2))
     return path
+
+
+def is_dataset_dir(path: Path) -> bool:
+    """Whether ``path`` looks like a directory :func:`write_episodes` wrote (it need not be valid)."""
+    try:
+        metadata = json.loads((path / "metadata.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(metadata, dict) and "schema_version" in metadata and "source" in metadata and (path / "tensors").is_dir()
+
+
+def require_replaceable(path: Path, overwrite: bool) -> None:
+    """Refuse to replace ``path`` unless asked to (``overwrite``) and it is a dataset: replacing
+    deletes it, and a mistyped output path must never delete a project folder."""
+    if not overwrite:
+        raise FileExistsError(f"{path} already exists (pass --overwrite to replace it)")
+    if not is_dataset_dir(path):
+        raise DatasetError(f"{path} is not a dataset directory (no metadata.json and tensors/ written by imaginebench); refusing to replace it")
 
 
 def load_episodes(path: str | Path) -> EpisodeDataset:
@@ -127,14 +151,17 @@ def load_episodes(path: str | Path) -> EpisodeDataset:
     texts = _read_json(path / "instructions.json", list)
     tensors_dir = path / "tensors"
     try:
-        tensors = TensorDict.load_memmap(tensors_dir)
-    except Exception as error:  # the memmap loader raises many types
+        tensors = load_memmap_copy_on_write(tensors_dir)
+    except Exception as error:  # the memmap loader raises many types; a truncated file is one of them
         raise DatasetError(f"{tensors_dir}: cannot load tensors ({error})") from error
     for key in ("steps", "instruction_embeddings"):
         if key not in tensors.keys():
             raise DatasetError(f"{tensors_dir}: field {key!r} is missing")
     steps, embeddings = tensors["steps"], tensors["instruction_embeddings"]
     _validate(steps, texts, embeddings, metadata, path)
+    recorded = metadata["counts"].get("steps") if isinstance(metadata["counts"], dict) else None
+    if recorded is not None and recorded != int(steps.batch_size[0]):
+        raise DatasetError(f"{tensors_dir}: holds {int(steps.batch_size[0])} steps but {path / 'metadata.json'} counts {recorded}")
     return EpisodeDataset(steps, texts, embeddings, metadata, path)
 
 
@@ -213,6 +240,14 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
         raise fail("step", "must increase by 1 within an episode")
     if episode_id[new_episode].unique().numel() != int(new_episode.sum()):
         raise fail("episode_id", "repeats a non-contiguous episode")
+    last_row = torch.ones(n, dtype=torch.bool)
+    last_row[:-1] = new_episode[1:]
+    for name in ("terminated", "truncated"):
+        if (steps[name] & ~last_row).any():
+            raise fail(name, f"is set on row {int((steps[name] & ~last_row).nonzero()[0])}, which is not the last row of its episode")
+    unfinished = ~(steps["terminated"] | steps["truncated"]) & last_row
+    if unfinished.any():
+        raise fail("terminated", f"and 'truncated' are both unset on row {int(unfinished.nonzero()[0])}, the last row of its episode (a cut-off episode)")
 
 
 def concat_datasets(datasets: list[EpisodeDataset], metadata: dict[str, Any] | None = None) -> EpisodeDataset:

@@ -3,6 +3,7 @@
 Used by expert collection and by imagination: episode ``i`` depends only on the run's
 arguments and ``i``, so work is written in shards, each atomically; an interrupted run resumes
 from its last complete shard, and the final dataset appears (by rename) only when all are done.
+Two runs never write one output at once (a lock), and leftovers of killed runs are removed by the next.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from typing import Any, Callable
 
 from tqdm.auto import tqdm
 
-from imaginebench.datasets.episodes import EpisodeDataset, concat_datasets, load_episodes, write_episodes
-from imaginebench.storage import atomic_write_text
+from imaginebench.datasets.episodes import EpisodeDataset, concat_datasets, load_episodes, require_replaceable, write_episodes
+from imaginebench.locks import exclusive_lock
+from imaginebench.storage import atomic_write_text, remove_stale_siblings
+
+CONFIG_FILE = "config.json"
 
 
 def write_sharded(
@@ -29,32 +33,56 @@ def write_sharded(
     description: str,
     overwrite: bool = False,
     progress: bool = True,
+    wait: bool = False,
 ) -> Path:
     """Write ``produce(range(i, j))`` for consecutive shards of ``episodes`` into ``out``.
 
     ``config`` (JSON-able) identifies the run: a partial run with a different config is discarded,
     not resumed. It is also recorded in the dataset's ``produced_by``.
+
+    One writer at a time holds ``out``'s lock (:mod:`imaginebench.locks`); another one fails naming
+    it, or with ``wait`` waits and then returns the ``out`` the holder wrote ("write if missing").
     """
     out = Path(out)
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"{out} already exists (pass --overwrite to replace it)")
-    partial = out.parent / f".{out.name}.partial"
-    config_file = partial / "config.json"
-    if partial.exists() and (not config_file.is_file() or json.loads(config_file.read_text()) != config):
-        shutil.rmtree(partial)  # a different run was interrupted here: restart cleanly
-    partial.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(json.dumps(config), config_file)
+    with exclusive_lock(out, wait=wait):
+        remove_stale_siblings(out)
+        partial = out.parent / f".{out.name}.partial"
+        if out.exists():
+            made_by = _recorded_config(out)
+            if partial.exists() and made_by == _partial_config(partial):
+                shutil.rmtree(partial)  # its run finished but was stopped before removing it
+            if wait and not overwrite:
+                return out  # written by the run waited for: it was missing, now it is not
+            require_replaceable(out, overwrite)
+        if partial.exists() and _partial_config(partial) != config:
+            shutil.rmtree(partial)  # a different run was interrupted here: restart cleanly
+        partial.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(json.dumps(config), partial / CONFIG_FILE)
 
-    bar = tqdm(total=episodes, desc=description, unit="ep", disable=not progress)
-    shards = []
-    for number, start in enumerate(range(0, episodes, shard_episodes)):
-        shard_dir = partial / f"shard-{number:05d}"
-        if not shard_dir.exists():
-            write_episodes(produce(range(start, min(start + shard_episodes, episodes))), shard_dir)
-        shards.append(load_episodes(shard_dir))
-        bar.update(min(shard_episodes, episodes - start))
-    bar.close()
-    produced_by = {"command": shlex.join(sys.argv), "config": config}
-    write_episodes(concat_datasets(shards, {"produced_by": produced_by}), out)
-    shutil.rmtree(partial)
+        bar = tqdm(total=episodes, desc=description, unit="ep", disable=not progress)
+        shards = []
+        for number, start in enumerate(range(0, episodes, shard_episodes)):
+            shard_dir = partial / f"shard-{number:05d}"
+            if not shard_dir.exists():
+                write_episodes(produce(range(start, min(start + shard_episodes, episodes))), shard_dir)
+            shards.append(load_episodes(shard_dir))
+            bar.update(min(shard_episodes, episodes - start))
+        bar.close()
+        produced_by = {"command": shlex.join(sys.argv), "config": config}
+        write_episodes(concat_datasets(shards, {"produced_by": produced_by}), out, overwrite=overwrite)
+        shutil.rmtree(partial)
     return out
+
+
+def _partial_config(partial: Path) -> Any:
+    try:
+        return json.loads((partial / CONFIG_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _recorded_config(dataset: Path) -> Any:
+    try:
+        return json.loads((dataset / "metadata.json").read_text())["produced_by"]["config"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

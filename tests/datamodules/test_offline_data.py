@@ -138,7 +138,7 @@ def test_prepare_data_collects_only_missing_real_datasets(paths, tmp_path, monke
     OfflineDataModule(ENV_ID, paths["real"] + [missing], collect_if_missing=30, seed=4).prepare_data()
     assert calls == [
         {"env_id": ENV_ID, "level": "train", "episodes": 30, "out": missing, "seed": 4,
-         "encoder": "all-MiniLM-L6-v2", "pooling": "mean"}
+         "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True}
     ]  # fmt: skip
     OfflineDataModule(ENV_ID, [missing]).prepare_data()  # collect_if_missing=0: never collects
     assert len(calls) == 1

@@ -64,7 +64,7 @@ def test_imaginary_data_made_for_something_else_is_refused_naming_file_and_field
 def test_real_data_of_another_encoder_is_refused(babyai_data_root):
     real_dir = default_dataset_dir("BabyAI-v0", "real", "train")
     real = load_episodes(real_dir)
-    write_episodes(EpisodeDataset(real.steps, real.instruction_texts, real.instruction_embeddings, {**real.metadata, "encoder_id": "other:cls"}), real_dir)
+    write_episodes(EpisodeDataset(real.steps, real.instruction_texts, real.instruction_embeddings, {**real.metadata, "encoder_id": "other:cls"}), real_dir, overwrite=True)
     with pytest.raises(DatasetError, match=rf"{real_dir / 'metadata.json'}: field 'encoder_id' is 'other:cls'"):
         imaginebench.make("BabyAI-v0", level="easy").get_dataset()
 
