@@ -18,6 +18,7 @@ from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, load_episodes
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.datasets.locations import default_dataset_dir
+from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.levels import LEVELS
 from imaginebench.registry import get_domain
@@ -76,12 +77,15 @@ class GroundingDataModule(LightningDataModule):
         ``max_episodes``: use at most this many episodes (the first ones). ``task_weights``: relative
         frequency of each grounding task (default: equal, as KALM)."""
         super().__init__()
+        with naming("data.env_id"):
+            get_domain(env_id)
         weights = dict(DEFAULT_TASK_WEIGHTS if task_weights is None else task_weights)
         unknown = set(weights) - set(GROUNDING_TASKS)
         if unknown or not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
-            raise ValueError(f"data.task_weights must give non-negative weights (not all 0) to tasks among {GROUNDING_TASKS}, got {weights}")
+            raise UserInputError(f"data.task_weights must give non-negative weights (not all 0) to tasks among {GROUNDING_TASKS}, got {weights}")
         if not 0 < val_fraction < 1:
-            raise ValueError(f"data.val_fraction must be in (0, 1), got {val_fraction}")
+            raise UserInputError(f"data.val_fraction must be in (0, 1), got {val_fraction}")
+        check_at_least(1, {"data.batch_size": batch_size, "data.batches_per_epoch": batches_per_epoch, "data.val_batches": val_batches})
         self.save_hyperparameters()
         self.env_id = env_id
         self.real = [str(p) for p in real] if real else [str(default_dataset_dir(env_id, "real", "train"))]

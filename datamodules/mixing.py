@@ -17,6 +17,7 @@ from torchrl.data import LazyTensorStorage, TensorDictReplayBuffer
 
 from imaginebench.datasets import Transitions, with_instruction_embeddings
 from imaginebench.datasets.episodes import SOURCES
+from imaginebench.errors import UserInputError
 
 SOURCE_REAL = SOURCES.index("real")
 SOURCE_IMAGINARY = SOURCES.index("imaginary")
@@ -66,22 +67,7 @@ class MixedSampler:
         mix_ratio_real: float = 0.5,
         seed: int | Sequence[int] = 0,
     ) -> None:
-        if mix_mode not in ("ratio", "concat"):
-            raise ValueError(f"mix_mode must be 'ratio' or 'concat', got {mix_mode!r}")
-        if not 0.0 <= mix_ratio_real <= 1.0:
-            raise ValueError(f"mix_ratio_real must lie in [0, 1], got {mix_ratio_real}")
-        needs_imaginary = mix_mode == "concat" or mix_ratio_real < 1.0
-        needs_real = mix_mode == "concat" or mix_ratio_real > 0.0
-        if needs_imaginary and not _has_rows(imaginary):
-            raise ValueError(
-                f"mix_mode={mix_mode!r} with mix_ratio_real={mix_ratio_real} draws imaginary transitions, "
-                "but there is no imaginary data; add imaginary datasets or set mix_mode='ratio', mix_ratio_real=1.0"
-            )
-        if needs_real and not _has_rows(real):
-            raise ValueError(
-                f"mix_mode={mix_mode!r} with mix_ratio_real={mix_ratio_real} draws real transitions, "
-                "but there is no real data; add real datasets or set mix_mode='ratio', mix_ratio_real=0.0"
-            )
+        check_mix(mix_mode, mix_ratio_real, has_real=_has_rows(real), has_imaginary=_has_rows(imaginary))
         self.mix_mode = mix_mode
         self.mix_ratio_real = mix_ratio_real
         self._generators = [torch.Generator() for _ in range(3)]
@@ -113,6 +99,25 @@ class MixedSampler:
     def every_row(self) -> TensorDict:
         """All transitions of both sources, real first, in the layout of :meth:`sample`."""
         return torch.cat([buffer.every_row() for buffer in (self.real, self.imaginary) if buffer is not None])
+
+
+def check_mix(mix_mode: str, mix_ratio_real: float, has_real: bool, has_imaginary: bool, prefix: str = "") -> None:
+    """Refuse a mix that is undefined or draws from a source without data; ``prefix`` (``"data."``)
+    names the options as the user sets them."""
+    mode, ratio = f"{prefix}mix_mode", f"{prefix}mix_ratio_real"
+    if mix_mode not in ("ratio", "concat"):
+        raise UserInputError(f"{mode} must be 'ratio' or 'concat', got {mix_mode!r}")
+    if not 0.0 <= mix_ratio_real <= 1.0:
+        raise UserInputError(f"{ratio} must lie in [0, 1], got {mix_ratio_real}")
+    for source, draws, present, ratio_without in (
+        ("imaginary", mix_mode == "concat" or mix_ratio_real < 1.0, has_imaginary, 1.0),
+        ("real", mix_mode == "concat" or mix_ratio_real > 0.0, has_real, 0.0),
+    ):
+        if draws and not present:
+            raise UserInputError(
+                f"{mode}={mix_mode!r} with {ratio}={mix_ratio_real} draws {source} transitions, but there is no "
+                f"{source} data; add {source} datasets or set {mode}='ratio', {ratio}={ratio_without}"
+            )
 
 
 def _has_rows(transitions: Transitions | None) -> bool:

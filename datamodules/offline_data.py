@@ -11,12 +11,14 @@ from lightning.pytorch.utilities import rank_zero_info
 from tensordict import TensorDict
 from torch.utils.data import DataLoader, IterableDataset
 
-from datamodules.mixing import MixedSampler, MixMode
+from datamodules.mixing import MixedSampler, MixMode, check_mix
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, load_episodes, to_transitions
+from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
+from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain
 from imaginebench.rollout_quality import ROLLOUT_CHECKS, RolloutCheck
 from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir
@@ -84,11 +86,17 @@ class OfflineDataModule(LightningDataModule):
         ``transitions`` (a generated next state the simulator does not reach: any drift), ``legal``
         (a state the env cannot be in). Whether filtering helps is one of ImagineBench's open questions."""
         super().__init__()
+        with naming("data.env_id"):
+            get_domain(env_id)
+        with naming("data.imaginary_levels"):
+            for level in imaginary_levels:
+                resolve_level(level)
         unknown = set(imaginary_filter) - set(ROLLOUT_CHECKS)
         if unknown:
-            raise ValueError(f"data.imaginary_filter: unknown checks {sorted(unknown)}; valid: {', '.join(ROLLOUT_CHECKS)}")
-        if batch_size < 1 or batches_per_epoch < 1:
-            raise ValueError(f"batch_size and batches_per_epoch must be >= 1, got {batch_size} and {batches_per_epoch}")
+            raise UserInputError(f"data.imaginary_filter: unknown checks {sorted(unknown)}; valid: {', '.join(ROLLOUT_CHECKS)}")
+        check_at_least(1, {"data.batch_size": batch_size, "data.batches_per_epoch": batches_per_epoch})
+        check_at_least(0, {"data.evaluation_batches": evaluation_batches, "data.collect_if_missing": collect_if_missing})
+        check_mix(mix_mode, mix_ratio_real, has_real=bool(real), has_imaginary=bool(imaginary or imaginary_levels), prefix="data.")
         self.save_hyperparameters()
         self.env_id = env_id
         self.real = list(real)
@@ -103,7 +111,8 @@ class OfflineDataModule(LightningDataModule):
         self.pooling = pooling
         self.collect_if_missing = collect_if_missing
         self.evaluation_batches = evaluation_batches
-        self.instruction_encoder = InstructionEncoder(encoder, pooling)
+        with naming("data.encoder"):
+            self.instruction_encoder = InstructionEncoder(encoder, pooling)
         self.real_dataset: EpisodeDataset | None = None
         self.imaginary_dataset: EpisodeDataset | None = None
         self.real_tasks: list[str] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from imaginebench.errors import check_can_create, reported_to_user
+
 LIGHTNING_SUBCOMMANDS = ("fit", "validate", "test")
 HELP = """usage: imaginebench <command> [options]
 
@@ -26,6 +28,8 @@ Imaginary rollouts (KALM):
                    imaginebench rollout-quality DIR [DIR ...]
   pipeline         collect -> ground -> imagine -> quality -> fit -> results:
                    imaginebench pipeline --env BabyAI-v0
+
+A mistake in a file, field or option prints one line and exits 1; IMAGINEBENCH_DEBUG=1 shows its traceback.
 """
 
 
@@ -35,6 +39,11 @@ def main(argv: list[str] | None = None) -> None:
         print(HELP)
         return
     command, rest = argv[0], argv[1:]
+    with reported_to_user(command):
+        run_command(command, rest)
+
+
+def run_command(command: str, rest: list[str]) -> None:
     if command in LIGHTNING_SUBCOMMANDS:
         from imaginebench.lightning_cli import run_lightning_cli
 
@@ -79,10 +88,7 @@ def collect_main(argv: list[str]) -> None:
     from imaginebench.collect import collect, format_success_table
     from imaginebench.datasets import load_episodes
 
-    try:
-        out = collect(args.env, args.level, args.episodes, args.out, seed=args.seed, encoder=args.encoder, pooling=args.pooling, overwrite=args.overwrite)
-    except (ValueError, FileExistsError) as error:
-        sys.exit(f"imaginebench collect: {error}")
+    out = collect(args.env, args.level, args.episodes, args.out, seed=args.seed, encoder=args.encoder, pooling=args.pooling, overwrite=args.overwrite)
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")
     print(format_success_table(dataset.metadata["counts"]))
@@ -108,11 +114,8 @@ def imagine_main(argv: list[str]) -> None:
     from imaginebench.datasets import load_episodes
     from imaginebench.imagine import imagine
 
-    try:
-        out = imagine(args.checkpoint, args.env, args.level, args.rollouts, args.out, seed=args.seed, temperature=args.temperature,
-                      batch_size=args.batch_size, device=args.device, encoder=args.encoder, overwrite=args.overwrite)  # fmt: skip
-    except (ValueError, FileExistsError, FileNotFoundError) as error:
-        sys.exit(f"imaginebench imagine: {error}")
+    out = imagine(args.checkpoint, args.env, args.level, args.rollouts, args.out, seed=args.seed, temperature=args.temperature,
+                  batch_size=args.batch_size, device=args.device, encoder=args.encoder, overwrite=args.overwrite)  # fmt: skip
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} imaginary rollouts, {dataset.num_steps} steps to {out}")
 
@@ -123,13 +126,12 @@ def quality_main(argv: list[str]) -> None:
     parser.add_argument("--out", help="also write the full report (with per-rollout checks) to this JSON file")
     args = parser.parse_args(argv)
 
-    from imaginebench.datasets import DatasetError, load_episodes
+    from imaginebench.datasets import load_episodes
     from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
 
-    try:
-        reports = [quality_report(load_episodes(path), progress=True) for path in args.datasets]
-    except DatasetError as error:
-        sys.exit(f"imaginebench rollout-quality: {error}")
+    if args.out:
+        check_can_create(args.out, "--out")  # before the replay, which takes minutes
+    reports = [quality_report(load_episodes(path), progress=True) for path in args.datasets]
     print(format_quality_table(reports))
     if args.out:
         write_quality_report(reports, args.out)

@@ -16,7 +16,8 @@ from tensordict import TensorDict
 
 from imaginebench.datasets import EpisodeDataset
 from imaginebench.datasets.sharded import write_sharded
-from imaginebench.instructions import DEFAULT_ENCODER, InstructionTable
+from imaginebench.errors import check_at_least, check_can_create, naming
+from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain, make
 
@@ -106,19 +107,27 @@ def collect(
 
     ``wait``: when another process is writing ``out``, wait for it and use what it wrote instead of
     failing; for collection on first use, where two runs may start at once."""
-    level = resolve_level(level)
-    get_domain(env_id)  # fail early on a bad id
-    if episodes < 1:
-        raise ValueError(f"collect: --episodes must be >= 1, got {episodes}")
+    level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
+    check_at_least(1, {"--episodes": episodes})
     config = {"env_id": env_id, "level": level, "episodes": episodes, "seed": seed, "encoder": encoder, "pooling": pooling, "shard_episodes": shard_episodes}
 
     def produce(indices: range) -> EpisodeDataset:
         return run_expert_episodes(env_id, level, indices, seed, encoder, pooling)
 
-    try:
-        return write_sharded(produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait)
-    except FileExistsError as error:
-        raise FileExistsError(f"collect: {error}") from None
+    return write_sharded(produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait)
+
+
+def check_dataset_arguments(env_id: str, level: str, out: str | Path, encoder: str, pooling: str, overwrite: bool) -> str:
+    """Check the options of a command that writes a dataset before it starts, so a bad one leaves
+    nothing behind (no ``.partial`` directory); returns the canonical level."""
+    with naming("--env"):
+        get_domain(env_id)
+    with naming("--level"):
+        level = resolve_level(level)
+    with naming("--encoder"):
+        InstructionEncoder(encoder, pooling)  # type: ignore[arg-type]
+    check_can_create(out, "--out")  # whether ``out`` may be replaced is decided under its lock (write_sharded)
+    return level
 
 
 def format_success_table(counts: dict[str, Any]) -> str:

@@ -16,11 +16,12 @@ from typing import Any
 
 import torch
 
-from imaginebench.collect import build_dataset, episode_seed, new_rows
+from imaginebench.checkpoints import check_lightning_checkpoint
+from imaginebench.collect import build_dataset, check_dataset_arguments, episode_seed, new_rows
 from imaginebench.datasets import EpisodeDataset
 from imaginebench.datasets.sharded import write_sharded
+from imaginebench.errors import UserInputError, check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
-from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain, make
 
 
@@ -28,11 +29,13 @@ def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
     """A :class:`~modules.grounding.model.GroundingModule` from a ``ground`` checkpoint, in eval mode."""
     from modules.grounding.model import GroundingModule
 
-    if not Path(checkpoint).is_file():
-        raise FileNotFoundError(f"imagine: checkpoint {checkpoint} does not exist (--checkpoint)")
+    check_lightning_checkpoint(checkpoint, "--checkpoint")
     with warnings.catch_warnings():  # a LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it
         warnings.filterwarnings("ignore", message="Found keys that are in the model state dict but not in the checkpoint")
-        module = GroundingModule.load_from_checkpoint(str(checkpoint), map_location=device)
+        try:
+            module = GroundingModule.load_from_checkpoint(str(checkpoint), map_location=device)
+        except ValueError as error:  # another module's checkpoint, or an adapter for another backbone
+            raise UserInputError(f"--checkpoint {checkpoint}: {error}") from error
     return module.to(device).eval()
 
 
@@ -105,14 +108,15 @@ def imagine(
     """Write ``rollouts`` imaginary rollouts of ``level`` into the dataset directory ``out``.
 
     ``wait``: as for :func:`imaginebench.collect.collect`."""
-    level = resolve_level(level)
+    level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
     domain = get_domain(env_id)
-    if rollouts < 1 or batch_size < 1:
-        raise ValueError(f"imagine: --rollouts and --batch-size must be >= 1, got {rollouts} and {batch_size}")
+    check_at_least(1, {"--rollouts": rollouts, "--batch-size": batch_size})
+    check_at_least(0, {"--temperature": temperature})
+    check_device(device)
     module = load_grounded_model(checkpoint, device)
     expected = domain.spec(module.env_spec.embedding_dim)
     if (module.env_spec.state_dim, module.env_spec.action_kind) != (expected.state_dim, expected.action_kind):
-        raise ValueError(f"imagine: checkpoint {checkpoint} was grounded on states/actions {module.env_spec}, not on {env_id}'s {expected}")
+        raise UserInputError(f"--checkpoint {checkpoint} was grounded on states/actions {module.env_spec}, not on {env_id}'s {expected}")
     config = {
         "checkpoint": str(checkpoint), "checkpoint_sha256": file_sha256(checkpoint), "env_id": env_id, "level": level,
         "rollouts": rollouts, "seed": seed, "temperature": temperature, "batch_size": batch_size, "encoder": encoder,
@@ -124,10 +128,17 @@ def imagine(
     def produce(indices: range) -> EpisodeDataset:
         return imagine_episodes(module, env_id, level, indices, seed, temperature, batch_size, encoder, pooling, generator_info)
 
+    return write_sharded(produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress, wait)
+
+
+def check_device(device: str) -> None:
+    """``--device`` names a device torch knows and this machine has."""
     try:
-        return write_sharded(produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress, wait)
-    except FileExistsError as error:
-        raise FileExistsError(f"imagine: {error}") from None
+        kind = torch.device(device).type
+    except RuntimeError as error:
+        raise UserInputError(f"--device {device!r}: {error}") from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise UserInputError(f"--device {device!r}: CUDA is not available on this machine")
 
 
 def _json_safe(value: Any) -> Any:

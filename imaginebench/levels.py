@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from imaginebench.errors import UserInputError
+
 LEVELS: tuple[str, ...] = ("train", "rephrase", "easy", "hard")
 """train: seen tasks; rephrase: seen tasks in unseen wording; easy: novel single-step
 compositions; hard: novel multi-step compositions."""
@@ -18,5 +20,5 @@ def resolve_level(level: str) -> str:
     canonical = LEVEL_ALIASES.get(level, level)
     if canonical not in LEVELS:
         valid = ", ".join([*LEVELS, *LEVEL_ALIASES])
-        raise ValueError(f"unknown level {level!r}; valid levels: {valid}")
+        raise UserInputError(f"unknown level {level!r}; valid levels: {valid}")
     return canonical

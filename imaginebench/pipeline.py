@@ -12,6 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
+from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.registry import get_domain
 
@@ -58,14 +59,20 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     from imaginebench.lightning_cli import run_grounding_cli, run_lightning_cli
     from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
 
-    domain = get_domain(args.env)
+    with naming("--env"):
+        domain = get_domain(args.env)
     configs = Path("lightning_config")
     algo_config = configs / domain.config_dir / f"{args.algo}.yaml"
     grounding_config = Path(args.grounding_config or domain.grounding_config)
     for path, option in ((algo_config, "--algo"), (grounding_config, "--grounding-config")):
         if not path.is_file():
-            raise SystemExit(f"imaginebench pipeline: {path} does not exist ({option})")
+            raise UserInputError(f"{option}: {path} does not exist")
+    check_at_least(1, {"--rollouts": args.rollouts, "--real-episodes": args.real_episodes})
+    if not 0 <= args.mix_ratio_real <= 1:
+        raise UserInputError(f"--mix-ratio-real must lie in [0, 1], got {args.mix_ratio_real}")
     out = Path(args.out or Path("runs") / "pipeline" / args.env)
+    if not out.exists():
+        check_can_create(out, "--out")
     out.mkdir(parents=True, exist_ok=True)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
 

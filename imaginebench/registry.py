@@ -8,6 +8,7 @@ from importlib import import_module
 import gymnasium as gym
 
 from imaginebench.envs.domain import Domain
+from imaginebench.errors import UserInputError
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 from imaginebench.levels import resolve_level
 
@@ -18,7 +19,7 @@ DOMAIN_MODULES: dict[str, str] = {"BabyAI-v0": "imaginebench.envs.babyai", "Ball
 
 def get_domain(env_id: str) -> Domain:
     if env_id not in DOMAIN_MODULES:
-        raise ValueError(f"unknown env id {env_id!r}; valid env ids: {', '.join(env_ids())}")
+        raise UserInputError(f"unknown env id {env_id!r}; valid env ids: {', '.join(env_ids())}")
     return import_module(DOMAIN_MODULES[env_id]).DOMAIN
 
 

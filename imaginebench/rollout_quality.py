@@ -133,6 +133,8 @@ def summarize(checks: list[RolloutChecks]) -> dict[str, Any]:
 
 def quality_report(dataset: EpisodeDataset, progress: bool = False) -> dict[str, Any]:
     """Per-level summary plus one per task, and each rollout's checks (for filtering)."""
+    if dataset.num_steps == 0:
+        raise DatasetError(f"{dataset.path or 'dataset'}: has no episodes, so there is no quality to report")
     checks = check_rollouts(dataset, progress)
     per_task = {task: summarize([c for c in checks if c.task == task]) for task in dataset.tasks if any(c.task == task for c in checks)}
     return {

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from imaginebench.assets import assets_dir
 from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset, imaginary_candidates
+from imaginebench.errors import UserInputError
 from imaginebench.imagine import imagine
 from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 
@@ -104,7 +105,7 @@ def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None =
         own, shipped = imaginary_candidates(env_id, level, data_dir)
         checkpoint = shipped_checkpoint(env_id)
         model = f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}" if checkpoint.is_file() else f"no shipped model at {checkpoint}"
-        raise FileNotFoundError(
+        raise UserInputError(
             f"no imaginary data of {env_id} level {level!r} at {own} or {shipped} ({model}); make it with "
             f"`imaginebench imagine --checkpoint CKPT --env {env_id} --level {level} --rollouts N --out {own}`"
         )

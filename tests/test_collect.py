@@ -7,6 +7,7 @@ import torch
 import imaginebench.collect as collect_module
 from imaginebench.collect import collect
 from imaginebench.datasets import load_episodes
+from imaginebench.errors import UserInputError
 
 
 def test_collect_is_deterministic_and_balanced_over_tasks(tmp_path):
@@ -45,7 +46,7 @@ def test_interrupted_collect_resumes_to_the_same_dataset(tmp_path, monkeypatch):
 
 def test_collect_refuses_to_overwrite_and_rejects_bad_arguments(tmp_path):
     collect("BabyAI-v0", "hard", 3, tmp_path / "ds", progress=False)
-    with pytest.raises(FileExistsError, match="--overwrite"):
+    with pytest.raises(UserInputError, match="--overwrite"):
         collect("BabyAI-v0", "hard", 3, tmp_path / "ds", progress=False)
     with pytest.raises(ValueError, match="valid env ids: BabyAI-v0"):
         collect("Nope-v0", "train", 3, tmp_path / "x", progress=False)

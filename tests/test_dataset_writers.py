@@ -9,7 +9,7 @@ import time
 import pytest
 
 from imaginebench.collect import collect
-from imaginebench.datasets import load_episodes
+from imaginebench.datasets import DatasetError, load_episodes
 from imaginebench.imagine import imagine
 from imaginebench.locks import LockedError
 from imaginebench.storage import atomic_directory
@@ -101,6 +101,6 @@ def test_leftovers_of_a_killed_run_are_removed_by_the_next(tmp_path):
     partial.mkdir()
     (partial / "config.json").write_text(__import__("json").dumps(config))
     (tmp_path / ".ds.tmp-x1").mkdir()  # killed inside a final write
-    with pytest.raises(FileExistsError):
+    with pytest.raises(DatasetError, match="already exists"):
         collect("BabyAI-v0", "train", 2, out, seed=0, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".ds.lock", "ds"]

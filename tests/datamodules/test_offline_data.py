@@ -9,6 +9,7 @@ from tensordict import TensorDict
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.datasets import DatasetError, load_episodes
+from imaginebench.errors import UserInputError
 from imaginebench.instructions import InstructionEncoder
 from tests.shipped_fixtures import TINY_SETTINGS
 from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
@@ -35,7 +36,7 @@ def epoch_states(data: OfflineDataModule) -> torch.Tensor:
 
 
 def test_env_spec_is_known_before_any_data_exists(tmp_path):
-    data = OfflineDataModule(ENV_ID, real=[str(tmp_path / "not-collected-yet")])
+    data = OfflineDataModule(ENV_ID, real=[str(tmp_path / "not-collected-yet")], mix_ratio_real=1.0)
     assert data.env_spec == {
         "state_dim": STATE_DIM, "embedding_dim": EMBEDDING_DIM, "action_kind": "discrete",
         "num_actions": NUM_ACTIONS, "action_dim": 0, "action_bound": 1.0,
@@ -87,7 +88,7 @@ def test_imaginary_levels_load_the_data_roots_rollouts_else_the_shipped_ones(pat
     data = make_data({**paths, "imaginary": []}, imaginary_levels=["easy", "hard"])
     assert data.imaginary_dataset.num_steps == own_easy.num_steps + shipped_hard.num_steps
     assert data.tasks == TASKS["real"] + ["open_door", "put_line"]
-    with pytest.raises(FileNotFoundError, match="no imaginary data of BabyAI-v0 level 'train'"):
+    with pytest.raises(UserInputError, match="no imaginary data of BabyAI-v0 level 'train'"):
         make_data({**paths, "imaginary": []}, imaginary_levels=["train"])
 
 
@@ -135,12 +136,12 @@ def test_prepare_data_collects_only_missing_real_datasets(paths, tmp_path, monke
     calls = []
     monkeypatch.setattr("datamodules.offline_data.collect", lambda **kwargs: calls.append(kwargs))
     missing = str(tmp_path / "to-collect")
-    OfflineDataModule(ENV_ID, paths["real"] + [missing], collect_if_missing=30, seed=4).prepare_data()
+    OfflineDataModule(ENV_ID, paths["real"] + [missing], collect_if_missing=30, seed=4, mix_ratio_real=1.0).prepare_data()
     assert calls == [
         {"env_id": ENV_ID, "level": "train", "episodes": 30, "out": missing, "seed": 4,
          "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True}
     ]  # fmt: skip
-    OfflineDataModule(ENV_ID, [missing]).prepare_data()  # collect_if_missing=0: never collects
+    OfflineDataModule(ENV_ID, [missing], mix_ratio_real=1.0).prepare_data()  # collect_if_missing=0: never collects
     assert len(calls) == 1
 
 

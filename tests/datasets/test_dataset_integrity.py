@@ -80,7 +80,7 @@ def test_datasets_get_the_users_normal_permissions(tmp_path):
 
 def test_writing_refuses_to_replace_without_overwrite_and_never_replaces_a_non_dataset(tmp_path):
     path = write_episodes(synthetic("real", [2]), tmp_path / "ds")
-    with pytest.raises(FileExistsError, match="--overwrite"):
+    with pytest.raises(DatasetError, match="--overwrite"):
         write_episodes(synthetic("real", [3]), path)
     assert load_episodes(path).num_steps == 2
     write_episodes(synthetic("real", [3]), path, overwrite=True)

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from imaginebench.errors import UserInputError
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 
 
@@ -47,7 +48,7 @@ def test_any_local_hugging_face_directory_loads_by_path(tmp_path, cache_dir):
 
 
 def test_missing_encoder_directory_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="config.json"):
+    with pytest.raises(UserInputError, match="config.json"):
         InstructionEncoder(str(tmp_path / "nope"))
 
 

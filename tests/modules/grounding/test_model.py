@@ -6,6 +6,7 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from imaginebench.errors import UserInputError
 from modules.grounding.backbone import word_level_tokenizer
 from modules.grounding.model import GroundingModule
 from modules.grounding.prompts import STATE
@@ -105,9 +106,9 @@ def test_a_backbone_saved_with_save_pretrained_loads_by_path_with_identical_logi
 
 def test_missing_backbone_or_tokenizer_directory_is_a_clear_error(tmp_path, babyai_real):
     spec = tiny_datamodule(babyai_real).env_spec
-    with pytest.raises(FileNotFoundError, match="backbone"):
+    with pytest.raises(UserInputError, match="model.backbone"):
         GroundingModule(spec, backbone=str(tmp_path / "nope"), tokenizer=None)
-    with pytest.raises(FileNotFoundError, match="tokenizer"):
+    with pytest.raises(UserInputError, match="model.tokenizer"):
         GroundingModule(spec, tokenizer=str(tmp_path / "nope"))
     with pytest.raises(ValueError, match="vocabulary"):
         GroundingModule(spec)

@@ -1,0 +1,32 @@
+"""A checkpoint path from the user, checked before Lightning reads it: Lightning's own errors for a
+file that is not a checkpoint are ``KeyError: 101`` or ``KeyError: 'pytorch-lightning_version'``."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import torch
+
+from imaginebench.errors import UserInputError
+
+LIGHTNING_CKPT_KEYWORDS = ("best", "last", "hpc")
+"""``--ckpt_path`` values that Lightning resolves itself (as it does ``registry…`` and remote URLs)."""
+
+
+def check_lightning_checkpoint(path: str | Path | None, option: str) -> None:
+    """Raise a :class:`UserInputError` naming ``option`` unless ``path`` is a local Lightning checkpoint."""
+    if path is None or str(path) in LIGHTNING_CKPT_KEYWORDS or str(path).startswith("registry") or "://" in str(path):
+        return
+    if not Path(path).is_file():
+        raise UserInputError(f"{option} {path}: no such file")
+    if not zipfile.is_zipfile(path):
+        raise UserInputError(f"{option} {path}: not a checkpoint (torch.save writes a zip archive; this file is not one)")
+    try:  # as Lightning reads it; mmap: the tensors are not read
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception as error:  # torch.load raises many types for a file that is not a checkpoint
+        lines = [line.strip() for line in str(error).strip().splitlines()] or [type(error).__name__]
+        reason = next((line for line in lines if line.startswith("WeightsUnpickler error")), lines[0]).split(". ")[0]
+        raise UserInputError(f"{option} {path}: not a checkpoint torch can read ({reason})") from error
+    if not isinstance(checkpoint, dict) or not {"state_dict", "pytorch-lightning_version"} <= checkpoint.keys():
+        raise UserInputError(f"{option} {path}: a torch file but not a Lightning checkpoint (no 'state_dict' and 'pytorch-lightning_version')")
