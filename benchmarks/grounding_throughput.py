@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=64)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
-    datamodule = GroundingDataModule("BabyAI-v0", max_episodes=5000, batch_size=32)
+    datamodule = GroundingDataModule("BabyAI-v0", real_levels=["train"], max_episodes=5000, batch_size=32)
     datamodule.setup()
     lengths = [len(r.actions) for r in datamodule.train_rollouts]
     print(f"BabyAI real rollouts: mean length {np.mean(lengths):.1f} steps; batch 32; default backbone (Llama 4 x 128)")

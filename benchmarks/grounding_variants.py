@@ -68,8 +68,8 @@ def ground(variant: Path, env_id: str, ground_args: list[str]) -> dict[str, Any]
     print(f"[{variant.name}] ground: {config} {' '.join(ground_args)}{resumed}", flush=True)
     cpu_s = run_child([
         IMAGINEBENCH, "ground", "--config", str(config), "--trainer.logger.init_args.save_dir", str(variant.parent),
-        "--trainer.logger.init_args.name", variant.name, "--trainer.logger.init_args.version", "run",
-        "--trainer.enable_progress_bar", "false", "--ckpt_path", "last", *ground_args,
+        "--trainer.logger.init_args.name", variant.name, "--run_name", "run",
+        "--trainer.enable_progress_bar", "false", *(["--ckpt_path", "last"] if checkpoint_path(variant).exists() else []), *ground_args,
     ])  # fmt: skip
     grounded = {"cpu_s": cpu_s, "ground_args": ground_args}
     atomic_write_text(json.dumps(grounded), marker)

@@ -92,6 +92,13 @@ class SuccessRateEvaluation(pl.Callback):
         }
         atomic_write_text(json.dumps(report, indent=2), self.log_dir / "results.json")
 
+    def state_dict(self) -> dict:
+        """The history, so a run resumed with ``--ckpt_path last`` keeps its earlier evaluations in ``results.json``."""
+        return {"history": self.history}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.history = list(state_dict["history"])
+
     @rank_zero_only
     def on_fit_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if not self.latest:

@@ -4,7 +4,6 @@ explanation), mixed by configurable task weights."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
@@ -13,11 +12,10 @@ from lightning.pytorch import LightningDataModule
 from torch.utils.data import DataLoader
 
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
+from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import mean_and_std
-from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, load_episodes
 from imaginebench.datasets.episodes import episode_row_ranges
-from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.levels import LEVELS
@@ -62,7 +60,8 @@ class GroundingDataModule(LightningDataModule):
     def __init__(
         self,
         env_id: str = "BabyAI-v0",
-        real: list[str] | None = None,
+        real: list[str] = [],
+        real_levels: list[str] = [],
         max_episodes: int | None = None,
         task_weights: dict[str, float] | None = None,
         batch_size: int = 32,
@@ -73,7 +72,9 @@ class GroundingDataModule(LightningDataModule):
         encoder: str = DEFAULT_ENCODER,
         collect_if_missing: int = 0,
     ) -> None:
-        """``real``: dataset directories (default: the env's ``real-train`` under the data root).
+        """``real``: dataset directories, which must exist; ``real_levels``: also the default real dataset
+        of these levels, collected on first use with ``collect_if_missing`` episodes (as
+        :class:`~datamodules.offline_data.OfflineDataModule`; the shipped configs ground on ``[train]``).
         ``max_episodes``: use at most this many episodes (the first ones). ``task_weights``: relative
         frequency of each grounding task (default: equal, as KALM)."""
         super().__init__()
@@ -88,7 +89,10 @@ class GroundingDataModule(LightningDataModule):
         check_at_least(1, {"data.batch_size": batch_size, "data.batches_per_epoch": batches_per_epoch, "data.val_batches": val_batches})
         self.save_hyperparameters()
         self.env_id = env_id
-        self.real = [str(p) for p in real] if real else [str(default_dataset_dir(env_id, "real", "train"))]
+        if not real and not real_levels:
+            raise UserInputError("data.real and data.real_levels are both empty: grounding needs real episodes")
+        self.real = [str(p) for p in real]
+        self.real_levels = list(real_levels)
         self.task_names = [t for t in GROUNDING_TASKS if weights.get(t, 0) > 0]
         self.task_probabilities = np.array([weights[t] for t in self.task_names]) / sum(weights[t] for t in self.task_names)
         self.encoder = encoder
@@ -109,16 +113,14 @@ class GroundingDataModule(LightningDataModule):
         return sorted({word for text in texts for word in words(text)})
 
     def prepare_data(self) -> None:
-        for path in self.real:
-            if self.hparams.collect_if_missing > 0 and not Path(path).exists():
-                collect(self.env_id, "train", self.hparams.collect_if_missing, path, seed=self.hparams.seed, encoder=self.encoder, wait=True)
+        prepare_real_data(self.env_id, self.real, self.real_levels, self.hparams.collect_if_missing, self.encoder)
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_rollouts:
             return
-        datasets = [load_episodes(path) for path in self.real]
+        datasets = [load_episodes(path) for path in real_dataset_paths(self.env_id, self.real, self.real_levels)]
         for dataset in datasets:
-            check_metadata(dataset, {"env_id": self.env_id}, "data.real lists it")
+            check_metadata(dataset, {"env_id": self.env_id}, "data.real or data.real_levels lists it")
         rollouts = episode_rollouts(concat_datasets(datasets))[: self.hparams.max_episodes]
         order = np.random.default_rng(self.hparams.seed).permutation(len(rollouts))
         num_val = max(1, int(round(self.hparams.val_fraction * len(rollouts))))

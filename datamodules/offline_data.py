@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import torch
@@ -12,8 +11,8 @@ from tensordict import TensorDict
 from torch.utils.data import DataLoader, IterableDataset
 
 from datamodules.mixing import MixedSampler, MixMode, check_mix
+from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import mean_and_std
-from imaginebench.collect import collect
 from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, load_episodes, to_transitions
 from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
@@ -53,7 +52,7 @@ class OfflineDataModule(LightningDataModule):
     Batches hold ``state``, ``instruction_embedding``, ``action``, ``task_id``, ``next`` {``state``,
     ``instruction_embedding``, ``reward``, ``terminated``, ``truncated``, ``done``} and ``source``
     (see :mod:`datamodules.mixing`). ``task_id`` indexes :attr:`tasks`: the real tasks first, then
-    tasks only the imaginary data has. ``real`` may be empty only with ``mix_ratio_real=0``.
+    tasks only the imaginary data has. Real data (``real`` and ``real_levels``) may be absent only with ``mix_ratio_real=0``.
 
     Epoch ``e`` on rank ``r`` is drawn from the seed ``(seed, r, TRAIN_STREAM, e)``: ranks never share a stream,
     and a run resumed from an end-of-epoch checkpoint draws exactly the batches it would have drawn.
@@ -62,7 +61,7 @@ class OfflineDataModule(LightningDataModule):
     def __init__(
         self,
         env_id: str,
-        real: list[str],
+        real: list[str] = [],
         imaginary: list[str] = [],
         imaginary_levels: list[str] = [],
         mix_mode: MixMode = "ratio",
@@ -72,11 +71,16 @@ class OfflineDataModule(LightningDataModule):
         seed: int = 0,
         encoder: str = DEFAULT_ENCODER,
         pooling: Pooling = "mean",
+        real_levels: list[str] = [],
         collect_if_missing: int = 0,
         evaluation_batches: int = 4,
         imaginary_filter: list[RolloutCheck] = [],
     ) -> None:
-        """``imaginary_levels``: also load the default imaginary data of these levels (e.g. ``[rephrase,
+        """``real``: real dataset directories, which must exist. ``real_levels``: also load the default
+        real dataset of these levels (``<data root>/<env_id>/real-<level>``), collected there on first
+        use with ``collect_if_missing`` episodes (in :meth:`prepare_data`; ``0``: never collect).
+
+        ``imaginary_levels``: also load the default imaginary data of these levels (e.g. ``[rephrase,
         easy, hard]``), found by :func:`~imaginebench.shipped.imaginary_dataset_dir`: the data root's
         own rollouts if there are any, else ones shipped in ``assets/``, else imagined once into the
         data root from the env's shipped grounded model (in :meth:`prepare_data`, on one process).
@@ -96,7 +100,7 @@ class OfflineDataModule(LightningDataModule):
             raise UserInputError(f"data.imaginary_filter: unknown checks {sorted(unknown)}; valid: {', '.join(ROLLOUT_CHECKS)}")
         check_at_least(1, {"data.batch_size": batch_size, "data.batches_per_epoch": batches_per_epoch})
         check_at_least(0, {"data.evaluation_batches": evaluation_batches, "data.collect_if_missing": collect_if_missing})
-        check_mix(mix_mode, mix_ratio_real, has_real=bool(real), has_imaginary=bool(imaginary or imaginary_levels), prefix="data.")
+        check_mix(mix_mode, mix_ratio_real, has_real=bool(real or real_levels), has_imaginary=bool(imaginary or imaginary_levels), prefix="data.")
         self.save_hyperparameters()
         self.env_id = env_id
         self.real = list(real)
@@ -109,6 +113,7 @@ class OfflineDataModule(LightningDataModule):
         self.seed = seed
         self.encoder = encoder
         self.pooling = pooling
+        self.real_levels = list(real_levels)
         self.collect_if_missing = collect_if_missing
         self.evaluation_batches = evaluation_batches
         with naming("data.encoder"):
@@ -127,20 +132,14 @@ class OfflineDataModule(LightningDataModule):
         return get_domain(self.env_id).spec(self.instruction_encoder.dim).to_dict()
 
     def prepare_data(self) -> None:
+        prepare_real_data(self.env_id, self.real, self.real_levels, self.collect_if_missing, self.encoder, self.pooling)
         for level in self.imaginary_levels:
             find_or_imagine(self.env_id, level)  # here, not in setup: every rank would imagine the same data
-        if self.collect_if_missing > 0:
-            for path in self.real:
-                if not Path(path).exists():
-                    collect(
-                        env_id=self.env_id, level="train", episodes=self.collect_if_missing, out=path,
-                        seed=self.seed, encoder=self.encoder, pooling=self.pooling, wait=True,
-                    )  # fmt: skip
 
     def setup(self, stage: str | None = None) -> None:
         if self.sampler is not None:
             return
-        self.real_dataset = self._load("real", self.real)
+        self.real_dataset = self._load("real", real_dataset_paths(self.env_id, self.real, self.real_levels))
         self.imaginary_dataset = self._load("imaginary", self.imaginary + self._default_imaginary())
         self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
         imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -14,10 +15,11 @@ LIGHTNING_CKPT_KEYWORDS = ("best", "last", "hpc")
 """``--ckpt_path`` values that Lightning resolves itself (as it does ``registry…`` and remote URLs)."""
 
 
-def check_lightning_checkpoint(path: str | Path | None, option: str) -> None:
-    """Raise a :class:`UserInputError` naming ``option`` unless ``path`` is a local Lightning checkpoint."""
+def read_lightning_checkpoint(path: str | Path | None, option: str) -> dict[str, Any] | None:
+    """The local Lightning checkpoint ``path`` (its tensors memory-mapped, not read), or a
+    :class:`UserInputError` naming ``option``; ``None`` for what Lightning resolves itself."""
     if path is None or str(path) in LIGHTNING_CKPT_KEYWORDS or str(path).startswith("registry") or "://" in str(path):
-        return
+        return None
     if not Path(path).is_file():
         raise UserInputError(f"{option} {path}: no such file")
     if not zipfile.is_zipfile(path):
@@ -30,3 +32,15 @@ def check_lightning_checkpoint(path: str | Path | None, option: str) -> None:
         raise UserInputError(f"{option} {path}: not a checkpoint torch can read ({reason})") from error
     if not isinstance(checkpoint, dict) or not {"state_dict", "pytorch-lightning_version"} <= checkpoint.keys():
         raise UserInputError(f"{option} {path}: a torch file but not a Lightning checkpoint (no 'state_dict' and 'pytorch-lightning_version')")
+    return checkpoint
+
+
+def check_module_class(checkpoint: dict[str, Any], path: str | Path, expected: str, required: bool) -> None:
+    """Refuse a checkpoint written by another module class: LightningCLI would silently train that class.
+    ``required``: it must name its class (``imaginebench fit`` checkpoints do, as ``_class_path`` in their
+    hyperparameters)."""
+    written_by = checkpoint.get("hyper_parameters", {}).get("_class_path")
+    if written_by is None and required:
+        raise UserInputError(f"--ckpt_path {path} names no module class (not written by imaginebench fit); this config trains {expected}")
+    if written_by is not None and written_by != expected:
+        raise UserInputError(f"--ckpt_path {path} was written by {written_by}; this config trains {expected}")

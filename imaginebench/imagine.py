@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from imaginebench.checkpoints import check_lightning_checkpoint
+from imaginebench.checkpoints import read_lightning_checkpoint
 from imaginebench.collect import build_dataset, check_dataset_arguments, episode_seed, new_rows
 from imaginebench.datasets import EpisodeDataset
 from imaginebench.datasets.sharded import write_sharded
@@ -29,7 +29,7 @@ def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
     """A :class:`~modules.grounding.model.GroundingModule` from a ``ground`` checkpoint, in eval mode."""
     from modules.grounding.model import GroundingModule
 
-    check_lightning_checkpoint(checkpoint, "--checkpoint")
+    read_lightning_checkpoint(checkpoint, "--checkpoint")
     with warnings.catch_warnings():  # a LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it
         warnings.filterwarnings("ignore", message="Found keys that are in the model state dict but not in the checkpoint")
         try:

@@ -1,16 +1,25 @@
-"""LightningCLI wiring: the datamodule tells the algorithm the env's dimensions."""
+"""LightningCLI wiring: the datamodule tells the algorithm the env's dimensions; every run has a named
+directory, and a checkpoint is loaded only into the module class that wrote it."""
 
 from __future__ import annotations
 
 import warnings
 from argparse import ArgumentError
+from importlib import import_module
+from pathlib import Path
+from typing import Optional
 
+from jsonargparse import Namespace
 from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 
 from datamodules.offline_data import OfflineDataModule
-from imaginebench.checkpoints import check_lightning_checkpoint
+from imaginebench.checkpoints import check_module_class, read_lightning_checkpoint
 from imaginebench.errors import UserInputError
 from modules.base import OfflineRLModule
+
+NAMED_RUN_LOGGERS = (TensorBoardLogger, CSVLogger)
+"""Loggers that keep a run in ``<save_dir>/<name>/<version>``, the directory a run name names."""
 
 
 class CheckedCLI(LightningCLI):
@@ -28,12 +37,6 @@ class CheckedCLI(LightningCLI):
     def init_parser(self, **kwargs):
         return super().init_parser(**{**kwargs, "exit_on_error": False})
 
-    def parse_arguments(self, parser, args) -> None:
-        super().parse_arguments(parser, args)
-        subcommand = self.config.get("subcommand")
-        if subcommand:  # before LightningCLI reads the checkpoint's hyperparameters
-            check_lightning_checkpoint(self.config[subcommand].get("ckpt_path"), "--ckpt_path")
-
     def _parse_ckpt_path(self) -> None:
         """LightningCLI's own step that reads the model's hyperparameters from ``--ckpt_path``: a
         checkpoint of another module fails here."""
@@ -44,9 +47,100 @@ class CheckedCLI(LightningCLI):
             raise UserInputError(f"--ckpt_path {path}: its hyperparameters do not fit the configured model ({error})") from error
 
 
-class ImagineBenchCLI(CheckedCLI):
+class NamedRunCLI(CheckedCLI):
+    """A run lives in ``<save_dir>/<name>/<run name>`` of its logger, where the run name is ``--run_name``
+    (default :meth:`default_run_name`, from the config alone), so the same command always finds the same
+    directory: ``--ckpt_path last`` resumes that run, and a fresh ``fit`` refuses to write over one.
+    ``validate``/``test`` read the run's checkpoints and write into ``<run name>/<subcommand>``.
+
+    Everything here happens in :meth:`parse_arguments`, before LightningCLI reads the checkpoint's
+    hyperparameters (``_parse_ckpt_path``), which would otherwise replace the configured module class
+    with the checkpoint's own."""
+
     def add_arguments_to_parser(self, parser) -> None:
+        parser.add_argument(
+            "--run_name", type=Optional[str], default=None,
+            help="the run's directory under the logger's save_dir/name (default: derived from the config and seed)",
+        )  # fmt: skip
+
+    def default_run_name(self, config: Namespace) -> str:
+        return seeded("", config.seed_everything)
+
+    def module_class_path(self, config: Namespace) -> str:
+        """The class the config trains: ``model.class_path`` in subclass mode, else the CLI's model class."""
+        if self.subclass_mode_model:
+            return config.model.class_path
+        return f"{self.model_class.__module__}.{self.model_class.__qualname__}"
+
+    def parse_arguments(self, parser, args) -> None:
+        super().parse_arguments(parser, args)
+        subcommand = self.config.get("subcommand")
+        if subcommand:
+            self._settle_run(self.config[subcommand], subcommand)
+
+    def _settle_run(self, config: Namespace, subcommand: str) -> None:
+        run_dir = self._name_run(config, subcommand)
+        if run_dir is not None and config.ckpt_path == "last":
+            last = run_dir / "checkpoints" / "last.ckpt"
+            if not last.is_file():
+                raise UserInputError(f"--ckpt_path last: {last} does not exist (no earlier run in {run_dir}; leave out --ckpt_path to start one)")
+            config.ckpt_path = str(last)
+        if run_dir is not None and subcommand == "fit":
+            refuse_to_overwrite(run_dir, config.ckpt_path)
+        checkpoint = read_lightning_checkpoint(config.ckpt_path, "--ckpt_path")
+        if checkpoint is not None:
+            check_module_class(checkpoint, config.ckpt_path, self.module_class_path(config), required=self.subclass_mode_model)
+
+    def _name_run(self, config: Namespace, subcommand: str) -> Path | None:
+        """Sets the logger's version to the run name; returns the run's directory (``None``: the logger
+        keeps no run directory, and Lightning's own behaviour stays)."""
+        logger = config.trainer.logger
+        if not (isinstance(logger, Namespace) and keeps_run_directories(logger.class_path)):
+            if config.run_name is not None:
+                raise UserInputError("--run_name needs trainer.logger to be a TensorBoardLogger or CSVLogger")
+            return None
+        version = logger.init_args.version
+        if config.run_name is not None:
+            name = config.run_name
+        elif version is not None:
+            name = version if isinstance(version, str) else f"version_{version}"
+        else:
+            name = self.default_run_name(config)
+        config.run_name = name
+        logger.init_args.version = name if subcommand == "fit" else f"{name}/{subcommand}"
+        return Path(logger.init_args.save_dir) / (logger.init_args.name or "") / name
+
+
+class ImagineBenchCLI(NamedRunCLI):
+    def add_arguments_to_parser(self, parser) -> None:
+        super().add_arguments_to_parser(parser)
         parser.link_arguments("data.env_spec", "model.init_args.env_spec", apply_on="instantiate")
+
+    def default_run_name(self, config: Namespace) -> str:
+        """``<algorithm>-seed<seed>``, the algorithm being the module file (``modules.td3_bc.TD3BC`` → ``td3_bc``)."""
+        return seeded(config.model.class_path.split(".")[-2], config.seed_everything)
+
+
+def keeps_run_directories(class_path: str) -> bool:
+    module, _, name = class_path.rpartition(".")
+    return issubclass(getattr(import_module(module), name), NAMED_RUN_LOGGERS)
+
+
+def seeded(label: str, seed: int | bool) -> str:
+    """``label-seed<seed>``; without the seed when ``seed_everything`` is not a number."""
+    suffix = f"seed{seed}" if not isinstance(seed, bool) else ""
+    return "-".join(part for part in (label, suffix) if part) or "run"
+
+
+def refuse_to_overwrite(run_dir: Path, ckpt_path: str | None) -> None:
+    """A ``fit`` into a directory holding checkpoints must resume one of them, never write over them."""
+    checkpoints = run_dir / "checkpoints"
+    held = sorted(checkpoints.glob("*.ckpt"))
+    if held and not (ckpt_path and Path(ckpt_path).resolve().parent == checkpoints.resolve()):
+        raise UserInputError(
+            f"{run_dir} already holds a run ({', '.join(p.name for p in held)}): resume it with --ckpt_path last, "
+            "or start a separate run with --run_name NAME"
+        )
 
 
 def run_lightning_cli(args: list[str]) -> None:
@@ -59,8 +153,9 @@ def run_lightning_cli(args: list[str]) -> None:
     )
 
 
-class GroundingCLI(CheckedCLI):
+class GroundingCLI(NamedRunCLI):
     def add_arguments_to_parser(self, parser) -> None:
+        super().add_arguments_to_parser(parser)
         parser.link_arguments("data.env_spec", "model.env_spec", apply_on="instantiate")
         parser.link_arguments("data.vocabulary", "model.vocabulary", apply_on="instantiate")
 

@@ -3,7 +3,7 @@
 collect (real train-level data) → ground (KALM fine-tune) → imagine (rephrase, easy, hard) →
 rollout quality → fit (an offline RL algorithm on real + imaginary data) → per-level results.
 Each stage leaves its output under ``--out`` and is skipped when that output exists, so an
-interrupted pipeline continues where it stopped (grounding resumes from its last checkpoint).
+interrupted pipeline continues where it stopped (ground and fit resume from their last checkpoints).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from imaginebench.errors import UserInputError, check_at_least, check_can_create
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.registry import get_domain
 
+
 def export_grounded_model(source: Path, destination: Path) -> None:
     """The weights and hyperparameters of a ``ground`` checkpoint, without optimizer and loop state
     (a third of the size; enough for ``imagine``, not for resuming training). Written atomically."""
@@ -26,6 +27,15 @@ def export_grounded_model(source: Path, destination: Path) -> None:
     checkpoint = torch.load(source, map_location="cpu", weights_only=False)
     training_state = ("optimizer_states", "lr_schedulers", "loops", "callbacks")
     atomic_torch_save({k: v for k, v in checkpoint.items() if k not in training_state}, destination)
+
+
+REAL_TRAIN_DATA = ("--data.real", "[]", "--data.real_levels", "[train]")
+"""Both trainings use exactly the real data of stage 1 (the default train dataset), whatever their configs list."""
+
+
+def resume_if_started(run_dir: Path) -> list[str]:
+    """``--ckpt_path last`` when an earlier pipeline left a checkpoint in ``run_dir``: a fresh run there is refused."""
+    return ["--ckpt_path", "last"] if (run_dir / "checkpoints" / "last.ckpt").is_file() else []
 
 
 def _stage(number: int, name: str, message: str) -> None:
@@ -90,9 +100,9 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     else:
         _stage(2, "ground", f"{grounding_config} → {checkpoint}")
         run_grounding_cli([
-            "--config", str(grounding_config), "--data.real", json.dumps([str(real)]), "--seed_everything", str(args.seed),
+            "--config", str(grounding_config), *REAL_TRAIN_DATA, "--seed_everything", str(args.seed),
             "--trainer.logger.init_args.save_dir", str(out), "--trainer.logger.init_args.name", "grounding",
-            "--trainer.logger.init_args.version", "run", "--ckpt_path", "last",
+            "--run_name", "run", *resume_if_started(out / "grounding" / "run"),
         ])  # fmt: skip
         export_grounded_model(out / "grounding" / "run" / "checkpoints" / "last.ckpt", checkpoint)
 
@@ -114,10 +124,10 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     name = f"{args.algo}-real+imaginary"
     _stage(5, "fit", f"{algo_config} on real + imaginary data → {out / name}")
     run_lightning_cli([
-        "fit", "--config", str(algo_config), *args.lightning_args, "--data.real", json.dumps([str(real)]),
+        "fit", "--config", str(algo_config), *args.lightning_args, *REAL_TRAIN_DATA,
         "--data.imaginary", json.dumps([str(p) for p in imaginary]), "--data.imaginary_levels", "[]", "--data.mix_ratio_real", str(args.mix_ratio_real),
         "--seed_everything", str(args.seed), "--trainer.logger.init_args.save_dir", str(out),
-        "--trainer.logger.init_args.name", name, "--trainer.logger.init_args.version", "run",
+        "--trainer.logger.init_args.name", name, "--run_name", "run", *resume_if_started(out / name / "run"),
     ])  # fmt: skip
 
     results = out / name / "run" / "results.json"

@@ -49,10 +49,11 @@ def inputs(tmp_path_factory) -> Path:
     (root / "text.ckpt").write_text("not a checkpoint\n")
     torch.save({"weights": torch.zeros(2)}, root / "plain-torch.ckpt")
     (root / "a-file").write_text("x")
+    (root / "not-a-dataset").mkdir()
     config = {
         "trainer": {"max_epochs": 1, "enable_progress_bar": False, "callbacks": [],
                     "logger": {"class_path": "lightning.pytorch.loggers.TensorBoardLogger", "init_args": {"save_dir": str(root / "runs")}}},
-        "data": {"real": [str(real)], "imaginary_levels": [], "imaginary_filter": [], "collect_if_missing": 0, "mix_ratio_real": 1.0,
+        "data": {"real": [str(real)], "real_levels": [], "imaginary_levels": [], "imaginary_filter": [], "collect_if_missing": 0, "mix_ratio_real": 1.0,
                  "batch_size": 4, "batches_per_epoch": 1, "evaluation_batches": 1},
     }  # fmt: skip
     (root / "tiny.yaml").write_text(yaml.safe_dump(config))
@@ -87,12 +88,12 @@ BAD_INPUTS = {
     "ckpt-text": (fit("--ckpt_path", "{in}/text.ckpt", subcommand="validate"), r"--ckpt_path \S+text.ckpt: not a checkpoint"),
     "ckpt-plain-torch": (fit("--ckpt_path", "{in}/plain-torch.ckpt", subcommand="test"), r"--ckpt_path \S+plain-torch.ckpt: a torch file but not a Lightning checkpoint"),
     "ckpt-missing": (fit("--ckpt_path", "{in}/missing.ckpt"), r"--ckpt_path \S+missing.ckpt: no such file"),
-    "ckpt-of-another-module": (fit("--ckpt_path", SHIPPED_CKPT), r"--ckpt_path \S+grounding.ckpt: its hyperparameters do not fit the configured model"),
+    "ckpt-of-another-module": (fit("--ckpt_path", SHIPPED_CKPT), r"--ckpt_path \S+grounding.ckpt names no module class .*this config trains modules.bc.BC"),
     "config-missing": (["fit", "--config", "{in}/nope.yaml"], r'Parser key "config": File does not exist: \S+nope.yaml'),
     "option-typo": (fit("--data.imaginary_filter", "[gaol]"), r'Parser key "data.imaginary_filter": Expected .*Got value: gaol'),
     "env-id": (fit("--data.env_id", "Foo-v0"), r"data.env_id: unknown env id 'Foo-v0'"),
-    "real-missing": (fit("--data.real", "[{in}/nope]"), r"\S+nope: no such dataset directory"),
-    "real-not-a-dataset": (fit("--data.real", "[{in}/runs]"), r"\S+runs/metadata.json: missing"),
+    "real-missing": (fit("--data.real", "[{in}/nope]"), r"data.real: \S+nope does not exist"),
+    "real-not-a-dataset": (fit("--data.real", "[{in}/not-a-dataset]"), r"\S+not-a-dataset/metadata.json: missing"),
     "real-other-env": (fit("--data.real", "[{in}/other-env]"), r"\S+other-env/metadata.json: field 'env_id' is 'Ball-v0', expected 'BabyAI-v0'"),
     "mix-ratio-1.5": (fit("--data.mix_ratio_real", "1.5"), r"data.mix_ratio_real must lie in \[0, 1\], got 1.5"),
     "mix-ratio-0-no-imaginary": (fit("--data.mix_ratio_real", "0"), r"data.mix_mode='ratio' with data.mix_ratio_real=0.0 draws imaginary transitions"),

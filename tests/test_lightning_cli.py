@@ -39,7 +39,7 @@ def tiny_config(tmp_path: Path, *extra_callbacks: dict) -> Path:
                 *extra_callbacks,
             ],
         },
-        "data": {"real": [str(tmp_path / "data" / "real-train")], "collect_if_missing": 24, "batch_size": 16, "batches_per_epoch": 6, "evaluation_batches": 1,
+        "data": {"collect_if_missing": 24, "batch_size": 16, "batches_per_epoch": 6, "evaluation_batches": 1,
                  "imaginary_filter": []},  # the tiny shipped model's rollouts never reach a goal
     }
     path = tmp_path / "tiny.yaml"
@@ -54,10 +54,10 @@ def imaginebench(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("algo", ["bc", "cql", "bcq", "iql"])
-def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, algo):
+def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, tiny_imaginary_data_root, algo):
     result = imaginebench("fit", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)))
-    assert (tmp_path / "data" / "real-train" / "metadata.json").is_file()
-    run_dir = tmp_path / "runs" / "tiny" / "version_0"
+    assert (tiny_imaginary_data_root / "BabyAI-v0" / "real-train" / "metadata.json").is_file()  # data.real_levels [train]
+    run_dir = tmp_path / "runs" / "tiny" / f"{algo}-seed0"
     report = json.loads((run_dir / "results.json").read_text())
     assert list(report["levels"]) == ["train", "rephrase", "easy", "hard"]
     assert report["global_step"] == 12 and len(report["history"]) == 2
@@ -70,7 +70,7 @@ def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, al
     checkpoint = run_dir / "checkpoints" / "last.ckpt"
     validated = imaginebench("validate", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)), "--ckpt_path", str(checkpoint))
     assert "val/" in validated.stdout
-    assert json.loads((tmp_path / "runs" / "tiny" / "version_1" / "results.json").read_text())["levels"]["hard"]["per_task"]
+    assert json.loads((run_dir / "validate" / "results.json").read_text())["levels"]["hard"]["per_task"]
 
 
 def test_ddp_on_two_cpu_processes_trains_with_distinct_batch_streams(tmp_path):
@@ -82,5 +82,5 @@ def test_ddp_on_two_cpu_processes_trains_with_distinct_batch_streams(tmp_path):
     rank0, rank1 = (torch.load(tmp_path / "probe" / f"rank{r}.pt") for r in (0, 1))
     assert rank0["world_size"] == rank1["world_size"] == 2
     assert not torch.equal(rank0["state"], rank1["state"])
-    report = json.loads((tmp_path / "runs" / "tiny" / "version_0" / "results.json").read_text())
+    report = json.loads((tmp_path / "runs" / "tiny" / "bc-seed0" / "results.json").read_text())
     assert report["global_step"] == 12 and list(report["levels"]) == ["train", "rephrase", "easy", "hard"]

@@ -59,6 +59,7 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     assert config["data"]["imaginary_levels"] == []  # its own rollouts replace the config's default (shipped) ones
     assert config["data"]["mix_ratio_real"] == 0.5 and config["data"]["imaginary_filter"] == []  # a 4-step model reaches no goal
 
-    again = run_pipeline(tmp_path, "--trainer.max_epochs", "0")  # only the skipping matters here
+    again = run_pipeline(tmp_path)
     assert "[pipeline 1/6] collect:" in again and "exists, kept" in again.split("[pipeline 4/6]")[0]
     assert again.count("exists, kept") == 5  # real data, checkpoint, three imaginary datasets
+    assert json.loads((out / "bc-real+imaginary" / "run" / "results.json").read_text()) == results  # fit resumed its finished run

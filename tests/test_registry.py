@@ -33,6 +33,7 @@ def test_every_env_has_a_data_config_agreeing_with_its_domain(env_id):
     data = read_yaml(CONFIGS / domain.config_dir / "data.yaml")
     assert data["env_id"] == env_id, f"{CONFIGS / domain.config_dir / 'data.yaml'}: env_id {data['env_id']!r}"
     assert data["collect_if_missing"] == domain.real_episodes, f"{CONFIGS / domain.config_dir / 'data.yaml'}: collect_if_missing differs from Domain.real_episodes"
+    assert data["real_levels"] == ["train"] and not data.get("real"), f"{CONFIGS / domain.config_dir / 'data.yaml'}: not the default real data of the train level"
 
 
 @pytest.mark.parametrize("env_id", env_ids())
@@ -57,6 +58,7 @@ def test_every_env_has_a_grounding_config(env_id):
     data = read_yaml(path)["data"]
     assert data["env_id"] == env_id, f"{path}: data.env_id {data['env_id']!r}"
     assert data.get("collect_if_missing", domain.real_episodes) == domain.real_episodes, f"{path}: collect_if_missing differs from Domain.real_episodes"
+    assert data["real_levels"] == ["train"] and not data.get("real"), f"{path}: not the default real data of the train level"
 
 
 def test_a_domains_config_folder_is_known_without_its_simulator():

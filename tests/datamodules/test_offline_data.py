@@ -132,17 +132,31 @@ def test_mismatched_dataset_is_rejected_naming_file_and_field(paths, tmp_path, l
         make_data({**paths, listed_as: paths[listed_as] + [bad]})
 
 
-def test_prepare_data_collects_only_missing_real_datasets(paths, tmp_path, monkeypatch):
+def test_a_real_path_that_does_not_exist_is_an_error_and_nothing_is_collected(paths, tmp_path, monkeypatch, shipped_tiny_model):
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
+    monkeypatch.setattr("datamodules.real_data.collect", lambda *args, **kwargs: pytest.fail("collected"))
+    misspelled = str(tmp_path / "real-trian")
+    data = OfflineDataModule(ENV_ID, paths["real"] + [misspelled], imaginary_levels=["easy"], real_levels=["train"], collect_if_missing=30)
+    with pytest.raises(DatasetError, match=rf"data.real: {misspelled} does not exist"):
+        data.prepare_data()
+    assert not (tmp_path / "real-trian").exists() and not (tmp_path / "root").exists()  # checked before imagining too
+
+
+def test_real_levels_are_collected_on_first_use_into_the_default_location(paths, tmp_path, monkeypatch):
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
+    default = tmp_path / "root" / ENV_ID / "real-hard"
+    with pytest.raises(DatasetError, match=rf"data.real_levels: {default} does not exist; set data.collect_if_missing"):
+        OfflineDataModule(ENV_ID, real_levels=["hard"], mix_ratio_real=1.0).prepare_data()
     calls = []
-    monkeypatch.setattr("datamodules.offline_data.collect", lambda **kwargs: calls.append(kwargs))
-    missing = str(tmp_path / "to-collect")
-    OfflineDataModule(ENV_ID, paths["real"] + [missing], collect_if_missing=30, seed=4, mix_ratio_real=1.0).prepare_data()
-    assert calls == [
-        {"env_id": ENV_ID, "level": "train", "episodes": 30, "out": missing, "seed": 4,
-         "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True}
-    ]  # fmt: skip
-    OfflineDataModule(ENV_ID, [missing], mix_ratio_real=1.0).prepare_data()  # collect_if_missing=0: never collects
-    assert len(calls) == 1
+    monkeypatch.setattr("datamodules.real_data.collect", lambda *args, **kwargs: calls.append((args, kwargs)) or write_synthetic(args[3], "real"))
+    data = OfflineDataModule(ENV_ID, paths["real"], real_levels=["hard"], collect_if_missing=30, mix_ratio_real=1.0, batch_size=8)
+    data.prepare_data()
+    data.prepare_data()  # there now: not collected again
+    assert calls == [((ENV_ID, "hard", 30, default), {"seed": 0, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True})]
+    data.setup("fit")
+    assert data.real_dataset.num_steps == (20 + 4 + 20) * 5  # the listed datasets, then the level's default one
+    with pytest.raises(UserInputError, match=rf"data.real lists {default}, which data.real_levels \['hard'\] loads already"):
+        make_data({"real": [str(default)], "imaginary": []}, real_levels=["hard"], mix_ratio_real=1.0)
 
 
 def test_lightning_moves_the_batch_with_tensordict_to():
