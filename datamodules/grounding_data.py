@@ -15,7 +15,7 @@ from torch.utils.data import DataLoader
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.statistics import mean_and_std
 from imaginebench.collect import collect
-from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, load_episodes
+from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, open_dataset
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
@@ -112,7 +112,7 @@ class GroundingDataModule(LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.train_rollouts:
             return
-        datasets = [load_episodes(path) for path in self.real]
+        datasets = [open_dataset(path) for path in self.real]
         for dataset in datasets:
             check_metadata(dataset, {"env_id": self.env_id}, "data.real lists it")
         rollouts = episode_rollouts(concat_datasets(datasets))[: self.hparams.max_episodes]
