@@ -14,7 +14,7 @@ from torch.utils.data import DataLoader
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import mean_and_std
-from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, load_episodes
+from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, open_dataset
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
@@ -118,7 +118,7 @@ class GroundingDataModule(LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.train_rollouts:
             return
-        datasets = [load_episodes(path) for path in real_dataset_paths(self.env_id, self.real, self.real_levels)]
+        datasets = [open_dataset(path) for path in real_dataset_paths(self.env_id, self.real, self.real_levels)]
         for dataset in datasets:
             check_metadata(dataset, {"env_id": self.env_id}, "data.real or data.real_levels lists it")
         rollouts = episode_rollouts(concat_datasets(datasets))[: self.hparams.max_episodes]

@@ -13,7 +13,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from datamodules.mixing import MixedSampler, MixMode, check_mix
 from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import mean_and_std
-from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, load_episodes, to_transitions
+from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, open_dataset, to_transitions
 from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
@@ -176,7 +176,7 @@ class OfflineDataModule(LightningDataModule):
             "source": source,
             "state_dim": get_domain(self.env_id).state_dim,
         }
-        datasets = [load_episodes(path) for path in paths]
+        datasets = [open_dataset(path) for path in paths]
         for dataset in datasets:
             check_metadata(dataset, expected, f"loaded as {source} data of this run")
         if source == "imaginary" and self.hparams.imaginary_filter:

@@ -9,7 +9,7 @@ from pathlib import Path
 from lightning.pytorch.utilities import rank_zero_info
 
 from imaginebench.collect import collect
-from imaginebench.datasets import DatasetError
+from imaginebench.datasets import DatasetError, dataset_exists
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.errors import UserInputError
 
@@ -34,8 +34,8 @@ def prepare_real_data(env_id: str, real: list[str], real_levels: list[str], coll
     collected; a missing default dataset of ``real_levels`` is collected when ``collect_if_missing > 0``
     (a run started meanwhile waits for it, then uses it)."""
     for path in real:
-        if not Path(path).exists():
-            raise DatasetError(f"data.real: {path} does not exist (only the default datasets of data.real_levels are collected on first use)")
+        if not dataset_exists(path):
+            raise DatasetError(f"data.real: {path} is neither a dataset directory nor a local Minari dataset id (only the default datasets of data.real_levels are collected on first use)")
     for level in real_levels:
         path = default_dataset_dir(env_id, "real", level)
         if path.exists():

@@ -18,6 +18,7 @@ Training and evaluation (LightningCLI; see `imaginebench fit --help`):
 Data:
   collect    collect expert episodes:     imaginebench collect --env BabyAI-v0 --level train --episodes N --out DIR
   experts    train learned experts (SAC):  imaginebench experts train --env Mujoco-v0 --skills jump-forward --seed 0
+  export     a dataset in another format: imaginebench export --format minari|parquet|d3rlpy DIR [--out OUT]
 
 Imaginary rollouts (KALM):
   ground           fine-tune a language model on real episodes (LightningCLI fit):
@@ -58,6 +59,8 @@ def run_command(command: str, rest: list[str]) -> None:
         from imaginebench.experts.train import experts_main
 
         experts_main(rest)
+    elif command == "export":
+        export_main(rest)
     elif command == "imagine":
         imagine_main(rest)
     elif command == "rollout-quality":
@@ -92,6 +95,25 @@ def collect_main(argv: list[str]) -> None:
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")
     print(format_success_table(dataset.metadata["counts"]))
+
+
+def export_main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="imaginebench export", description="Write a dataset in a standard format (see docs/datasets.md).")
+    parser.add_argument("dataset", help="a dataset directory (or a local Minari dataset id)")
+    parser.add_argument("--format", required=True, help="minari, parquet or d3rlpy")
+    parser.add_argument("--out", help="parquet, d3rlpy: the directory to create")
+    parser.add_argument("--dataset-id", help="minari: the id (default imaginebench/<env_id>/<source>-<level>-v0), under $MINARI_DATASETS_PATH")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing export")
+    args = parser.parse_args(argv)
+
+    from imaginebench.datasets import export_dataset, open_dataset
+    from imaginebench.errors import UserInputError
+
+    try:
+        where = export_dataset(open_dataset(args.dataset), args.format, args.out, args.dataset_id, args.overwrite)
+    except UserInputError as error:
+        sys.exit(f"imaginebench export: {error}")
+    print(f"wrote {args.dataset} as {args.format}: {where}")
 
 
 def imagine_main(argv: list[str]) -> None:

@@ -92,7 +92,7 @@ BAD_INPUTS = {
     "config-missing": (["fit", "--config", "{in}/nope.yaml"], r'Parser key "config": File does not exist: \S+nope.yaml'),
     "option-typo": (fit("--data.imaginary_filter", "[gaol]"), r'Parser key "data.imaginary_filter": Expected .*Got value: gaol'),
     "env-id": (fit("--data.env_id", "Foo-v0"), r"data.env_id: unknown env id 'Foo-v0'"),
-    "real-missing": (fit("--data.real", "[{in}/nope]"), r"data.real: \S+nope does not exist"),
+    "real-missing": (fit("--data.real", "[{in}/nope]"), r"data.real: \S+nope is neither a dataset directory nor a local Minari dataset id"),
     "real-not-a-dataset": (fit("--data.real", "[{in}/not-a-dataset]"), r"\S+not-a-dataset/metadata.json: missing"),
     "real-other-env": (fit("--data.real", "[{in}/other-env]"), r"\S+other-env/metadata.json: field 'env_id' is 'Ball-v0', expected 'BabyAI-v0'"),
     "mix-ratio-1.5": (fit("--data.mix_ratio_real", "1.5"), r"data.mix_ratio_real must lie in \[0, 1\], got 1.5"),

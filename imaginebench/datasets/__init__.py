@@ -9,15 +9,20 @@ from imaginebench.datasets.episodes import (
     load_episodes,
     write_episodes,
 )
+from imaginebench.datasets.interop import EXPORT_FORMATS, dataset_exists, export_dataset, open_dataset
 from imaginebench.datasets.transitions import Transitions, to_transitions, with_instruction_embeddings
 
 __all__ = [
     "SCHEMA_VERSION",
     "DatasetError",
+    "EXPORT_FORMATS",
     "EpisodeDataset",
     "check_metadata",
     "concat_datasets",
+    "export_dataset",
     "load_episodes",
+    "dataset_exists",
+    "open_dataset",
     "Transitions",
     "to_transitions",
     "with_instruction_embeddings",

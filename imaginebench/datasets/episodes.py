@@ -293,3 +293,10 @@ def concat_datasets(datasets: list[EpisodeDataset], metadata: dict[str, Any] | N
         parts.append(part)
     merged_meta = {**first, **(metadata or {}), "tasks": tasks}
     return EpisodeDataset(torch.cat(parts), texts, embeddings, merged_meta)
+
+
+def validate_episodes(dataset: EpisodeDataset) -> None:
+    """Check a dataset built in memory (e.g. imported from another format) as :func:`load_episodes`
+    checks one on disk; errors name ``dataset.path``."""
+    path = dataset.path or Path("<in memory>")
+    _validate(dataset.steps, dataset.instruction_texts, dataset.instruction_embeddings, dataset.metadata, path)

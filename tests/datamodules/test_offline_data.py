@@ -137,7 +137,7 @@ def test_a_real_path_that_does_not_exist_is_an_error_and_nothing_is_collected(pa
     monkeypatch.setattr("datamodules.real_data.collect", lambda *args, **kwargs: pytest.fail("collected"))
     misspelled = str(tmp_path / "real-trian")
     data = OfflineDataModule(ENV_ID, paths["real"] + [misspelled], imaginary_levels=["easy"], real_levels=["train"], collect_if_missing=30)
-    with pytest.raises(DatasetError, match=rf"data.real: {misspelled} does not exist"):
+    with pytest.raises(DatasetError, match=rf"data.real: {misspelled} is neither a dataset directory nor a local Minari dataset id"):
         data.prepare_data()
     assert not (tmp_path / "real-trian").exists() and not (tmp_path / "root").exists()  # checked before imagining too
 
