@@ -107,12 +107,8 @@ def export_main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
 
     from imaginebench.datasets import export_dataset, open_dataset
-    from imaginebench.errors import UserInputError
 
-    try:
-        where = export_dataset(open_dataset(args.dataset), args.format, args.out, args.dataset_id, args.overwrite)
-    except UserInputError as error:
-        sys.exit(f"imaginebench export: {error}")
+    where = export_dataset(open_dataset(args.dataset), args.format, args.out, args.dataset_id, args.overwrite)
     print(f"wrote {args.dataset} as {args.format}: {where}")
 
 
