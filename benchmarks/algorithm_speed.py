@@ -18,6 +18,7 @@ from pathlib import Path
 
 import lightning.pytorch as pl
 import torch
+from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
 from tensordict import TensorDict
 from torch.utils.data import DataLoader
 from torchrl.modules import MLP
@@ -32,7 +33,6 @@ from modules.iql import IQL
 from modules.networks import TwoInputMLP
 from modules.prdc import PRDC
 from modules.td3_bc import TD3BC
-from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
 
 SPECS = {
     "discrete (BabyAI-v0)": {"state_dim": 16, "embedding_dim": 384, "action_kind": "discrete", "num_actions": 7},
@@ -45,15 +45,27 @@ PRDC_DATASET_ROWS = 100_000
 
 def random_batch(spec: EnvSpec, rows: int, generator: torch.Generator) -> TensorDict:
     def observation() -> dict:
-        return {"state": torch.randn(rows, spec.state_dim, generator=generator), "instruction_embedding": torch.randn(rows, spec.embedding_dim, generator=generator)}
+        return {
+            "state": torch.randn(rows, spec.state_dim, generator=generator),
+            "instruction_embedding": torch.randn(rows, spec.embedding_dim, generator=generator),
+        }
 
     if spec.is_discrete:
         action = torch.randint(spec.num_actions, (rows,), generator=generator)
     else:
         action = torch.rand(rows, spec.action_dim, generator=generator) * 2 - 1
     flags = torch.rand(rows, 1, generator=generator) < 0.02
-    next_part = {**observation(), "reward": torch.rand(rows, 1, generator=generator), "terminated": flags, "truncated": torch.zeros_like(flags), "done": flags}
-    return TensorDict({**observation(), "action": action, "source": torch.zeros(rows, dtype=torch.int64), "next": next_part}, batch_size=[rows])
+    next_part = {
+        **observation(),
+        "reward": torch.rand(rows, 1, generator=generator),
+        "terminated": flags,
+        "truncated": torch.zeros_like(flags),
+        "done": flags,
+    }
+    return TensorDict(
+        {**observation(), "action": action, "source": torch.zeros(rows, dtype=torch.int64), "next": next_part},
+        batch_size=[rows],
+    )
 
 
 def compile_networks(module: torch.nn.Module) -> None:
@@ -77,9 +89,14 @@ def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str,
     stopwatch = Stopwatch(warmup)
     fresh_batches = EpochBatches(lambda: (batches[i % len(batches)].clone() for i in itertools.count()), warmup + steps)
     trainer = pl.Trainer(
-        max_steps=warmup + steps, accelerator=device, logger=False, enable_checkpointing=False,
-        enable_progress_bar=False, enable_model_summary=False, callbacks=[stopwatch],
-    )  # fmt: skip
+        max_steps=warmup + steps,
+        accelerator=device,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        callbacks=[stopwatch],
+    )
     trainer.fit(module, train_dataloaders=DataLoader(fresh_batches, batch_size=None, collate_fn=as_is))
     return stopwatch.updates_per_second(warmup + steps)
 
@@ -105,7 +122,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50, help="timed updates per algorithm (after 5 warm-up ones)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--compile", action="store_true", help="torch.compile every MLP first (compiling takes minutes)")
+    parser.add_argument(
+        "--compile", action="store_true", help="torch.compile every MLP first (compiling takes minutes)"
+    )
     parser.add_argument("--only", nargs="*", default=None, help="algorithm class names to time (default: all)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -117,7 +136,9 @@ def main() -> None:
             rate = updates_per_second(algorithm, env_spec, args.steps, args.device, args.compile)
             rows.append((kind, algorithm.__name__, rate))
             print(f"{kind:26s} {algorithm.__name__:6s} {rate:8.1f} updates/s", flush=True)
-    print(f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}{', compiled' if args.compile else ''}) |\n|---|---|---|")
+    print(
+        f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}{', compiled' if args.compile else ''}) |\n|---|---|---|"
+    )
     for kind, name, rate in rows:
         print(f"| {kind} | {name} | {rate:.1f} |")
     if not args.only:  # a partial run leaves the full figure alone

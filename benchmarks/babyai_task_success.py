@@ -11,13 +11,19 @@ from __future__ import annotations
 import argparse
 import time
 
+from policy_rollouts import (
+    PolicyFactory,
+    measure_task,
+    uniform_discrete,
+)  # benchmarks/ is on sys.path when a script in it runs
+
 import imaginebench
 from imaginebench.envs.babyai import DOMAIN, HORIZON
 
-from policy_rollouts import PolicyFactory, measure_task, uniform_discrete  # benchmarks/ is on sys.path when a script in it runs
-
-
-POLICIES: dict[str, PolicyFactory] = {"expert": lambda _seed, _episode: DOMAIN.expert(), "random": uniform_discrete(DOMAIN.num_actions)}
+POLICIES: dict[str, PolicyFactory] = {
+    "expert": lambda _seed, _episode: DOMAIN.expert(),
+    "random": uniform_discrete(DOMAIN.num_actions),
+}
 
 
 def main() -> None:
@@ -36,7 +42,9 @@ def main() -> None:
             (exp_sr, exp_len, _), (rnd_sr, rnd_len, _) = r["expert"], r["random"]
             worst_expert, worst_random = min(worst_expert, exp_sr), max(worst_random, rnd_sr)
             print(f"{level:<10}{task:<10}{n_texts:>13}{exp_sr:>9.1%}{exp_len:>9.1f}{rnd_sr:>9.1%}{rnd_len:>10.1f}")
-    print(f"lowest expert success {worst_expert:.1%} (need >= 90%), highest random success {worst_random:.1%} (need <= 20%)")
+    print(
+        f"lowest expert success {worst_expert:.1%} (need >= 90%), highest random success {worst_random:.1%} (need <= 20%)"
+    )
     print(f"took {time.perf_counter() - start:.1f} s")
 
 

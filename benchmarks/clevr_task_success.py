@@ -11,14 +11,20 @@ from __future__ import annotations
 import argparse
 import time
 
+from policy_rollouts import (
+    PolicyFactory,
+    measure_task,
+    uniform_discrete,
+)  # benchmarks/ is on sys.path when a script in it runs
+
 import imaginebench
 from imaginebench.envs.clevr import DOMAIN
 from imaginebench.envs.clevr.tasks import TASKS
 
-from policy_rollouts import PolicyFactory, measure_task, uniform_discrete  # benchmarks/ is on sys.path when a script in it runs
-
-
-POLICIES: dict[str, PolicyFactory] = {"expert": lambda _seed, _episode: DOMAIN.expert(), "random": uniform_discrete(DOMAIN.num_actions)}
+POLICIES: dict[str, PolicyFactory] = {
+    "expert": lambda _seed, _episode: DOMAIN.expert(),
+    "random": uniform_discrete(DOMAIN.num_actions),
+}
 
 
 def main() -> None:
@@ -28,14 +34,19 @@ def main() -> None:
     parser.add_argument("--levels", nargs="+", default=list(imaginebench.LEVELS), choices=imaginebench.LEVELS)
     args = parser.parse_args()
     print(f"Ball-v0, {args.episodes} episodes per task and policy, seed {args.seed}")
-    print(f"{'level':<10}{'task':<17}{'horizon':>8}{'instr.':>7}{'expert':>8}{'exp.len':>8}{'exp.st/s':>9}{'random':>8}{'rnd.len':>8}{'rnd.st/s':>9}")
+    print(
+        f"{'level':<10}{'task':<17}{'horizon':>8}{'instr.':>7}{'expert':>8}{'exp.len':>8}{'exp.st/s':>9}{'random':>8}{'rnd.len':>8}{'rnd.st/s':>9}"
+    )
     start = time.perf_counter()
     for level in args.levels:
         n_texts = len(DOMAIN.instruction_texts(level))
         for task in DOMAIN.tasks[level]:
             r = measure_task(DOMAIN.env_id, level, task, POLICIES, args.episodes, args.seed)
             (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, rnd_speed) = r["expert"], r["random"]
-            print(f"{level:<10}{task:<17}{TASKS[task].horizon:>8}{n_texts:>7}{exp_sr:>8.1%}{exp_len:>8.1f}{exp_speed:>9.0f}{rnd_sr:>8.1%}{rnd_len:>8.1f}{rnd_speed:>9.0f}", flush=True)
+            print(
+                f"{level:<10}{task:<17}{TASKS[task].horizon:>8}{n_texts:>7}{exp_sr:>8.1%}{exp_len:>8.1f}{exp_speed:>9.0f}{rnd_sr:>8.1%}{rnd_len:>8.1f}{rnd_speed:>9.0f}",
+                flush=True,
+            )
     print(f"took {time.perf_counter() - start:.1f} s (st/s: env steps per second of wall time, policy included)")
 
 

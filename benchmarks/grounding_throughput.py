@@ -20,9 +20,13 @@ from modules.grounding.model import GroundingModule
 
 
 def fine_tune_rate(datamodule: GroundingDataModule, finetune: str, steps: int, device: str) -> float:
-    module = GroundingModule(datamodule.env_spec, vocabulary=datamodule.vocabulary, finetune=finetune, round_states=True).to(device)
+    module = GroundingModule(
+        datamodule.env_spec, vocabulary=datamodule.vocabulary, finetune=finetune, round_states=True
+    ).to(device)
     optimizer = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=1e-3)
-    batches = [module.on_before_batch_transfer(b, 0) for b in datamodule._batches(datamodule.train_rollouts, (0,), steps + 2)]
+    batches = [
+        module.on_before_batch_transfer(b, 0) for b in datamodule._batches(datamodule.train_rollouts, (0,), steps + 2)
+    ]
     batches = [{k: v.to(device) for k, v in b.items()} for b in batches]
     for index, batch in enumerate(batches):
         if index == 2:  # two warm-up steps
@@ -42,8 +46,14 @@ def imagination_rate(module: GroundingModule, rollouts: int, use_cache: bool) ->
         starts.append(torch.from_numpy(observation["state"]))
         instructions.append(info["instruction"])
     start = time.perf_counter()
-    batch = imagine_rollouts(module, instructions, torch.stack(starts), lambda row, s: bool(envs[row].success_flags(s.numpy())[-1]),
-                             horizon=envs[0].horizon, use_cache=use_cache)  # fmt: skip
+    batch = imagine_rollouts(
+        module,
+        instructions,
+        torch.stack(starts),
+        lambda row, s: bool(envs[row].success_flags(s.numpy())[-1]),
+        horizon=envs[0].horizon,
+        use_cache=use_cache,
+    )
     elapsed = time.perf_counter() - start
     return rollouts / elapsed, float(batch.lengths.sum()) / elapsed
 
@@ -60,11 +70,15 @@ def main() -> None:
     print(f"BabyAI real rollouts: mean length {np.mean(lengths):.1f} steps; batch 32; default backbone (Llama 4 x 128)")
     for finetune in ("lora", "full"):
         print(f"fine-tune {finetune:<5} {fine_tune_rate(datamodule, finetune, args.steps, args.device):7.2f} updates/s")
-    module = GroundingModule(datamodule.env_spec, vocabulary=datamodule.vocabulary, round_states=True).to(args.device).eval()
+    module = (
+        GroundingModule(datamodule.env_spec, vocabulary=datamodule.vocabulary, round_states=True).to(args.device).eval()
+    )
     for use_cache in (True, False):
         per_rollout, per_step = imagination_rate(module, args.rollouts, use_cache)
         label = "KV cache" if use_cache else "no cache"
-        print(f"imagine {label:<9} {per_rollout:7.2f} rollouts/s {per_step:8.1f} steps/s (an untrained model runs to the 48-step horizon)")
+        print(
+            f"imagine {label:<9} {per_rollout:7.2f} rollouts/s {per_step:8.1f} steps/s (an untrained model runs to the 48-step horizon)"
+        )
 
 
 if __name__ == "__main__":

@@ -66,11 +66,24 @@ def ground(variant: Path, env_id: str, ground_args: list[str]) -> dict[str, Any]
     config = grounding_config(env_id)
     resumed = " (resuming last.ckpt: CPU time counts this part only)" if checkpoint_path(variant).exists() else ""
     print(f"[{variant.name}] ground: {config} {' '.join(ground_args)}{resumed}", flush=True)
-    cpu_s = run_child([
-        IMAGINEBENCH, "ground", "--config", str(config), "--trainer.logger.init_args.save_dir", str(variant.parent),
-        "--trainer.logger.init_args.name", variant.name, "--run_name", "run",
-        "--trainer.enable_progress_bar", "false", *(["--ckpt_path", "last"] if checkpoint_path(variant).exists() else []), *ground_args,
-    ])  # fmt: skip
+    cpu_s = run_child(
+        [
+            IMAGINEBENCH,
+            "ground",
+            "--config",
+            str(config),
+            "--trainer.logger.init_args.save_dir",
+            str(variant.parent),
+            "--trainer.logger.init_args.name",
+            variant.name,
+            "--run_name",
+            "run",
+            "--trainer.enable_progress_bar",
+            "false",
+            *(["--ckpt_path", "last"] if checkpoint_path(variant).exists() else []),
+            *ground_args,
+        ]
+    )
     grounded = {"cpu_s": cpu_s, "ground_args": ground_args}
     atomic_write_text(json.dumps(grounded), marker)
     return grounded
@@ -81,12 +94,33 @@ def imagine_and_score(variant: Path, env_id: str, levels: list[str], rollouts: i
     cpu_s = 0.0
     for level in levels:
         print(f"[{variant.name}] imagine: {rollouts} rollouts of {level}", flush=True)
-        cpu_s += run_child([
-            IMAGINEBENCH, "imagine", "--checkpoint", str(checkpoint_path(variant)), "--env", env_id, "--level", level,
-            "--rollouts", str(rollouts), "--out", str(variant / f"imaginary-{level}"), "--overwrite",
-        ])  # fmt: skip
+        cpu_s += run_child(
+            [
+                IMAGINEBENCH,
+                "imagine",
+                "--checkpoint",
+                str(checkpoint_path(variant)),
+                "--env",
+                env_id,
+                "--level",
+                level,
+                "--rollouts",
+                str(rollouts),
+                "--out",
+                str(variant / f"imaginary-{level}"),
+                "--overwrite",
+            ]
+        )
     print(f"[{variant.name}] rollout-quality → {variant / 'quality.json'}", flush=True)
-    run_child([IMAGINEBENCH, "rollout-quality", *(str(variant / f"imaginary-{level}") for level in levels), "--out", str(variant / "quality.json")])
+    run_child(
+        [
+            IMAGINEBENCH,
+            "rollout-quality",
+            *(str(variant / f"imaginary-{level}") for level in levels),
+            "--out",
+            str(variant / "quality.json"),
+        ]
+    )
     return cpu_s
 
 
@@ -100,16 +134,22 @@ def last_val_scalars(run_dir: Path) -> dict[str, float]:
     return {tag: events.Scalars(tag)[-1].value for tag in VAL_SCALARS if tag in logged}
 
 
-def write_variant(variant: Path, env_id: str, ground_args: list[str] | None, ground_cpu_s: float, imagine_cpu_s: float | None) -> dict[str, Any]:
+def write_variant(
+    variant: Path, env_id: str, ground_args: list[str] | None, ground_cpu_s: float, imagine_cpu_s: float | None
+) -> dict[str, Any]:
     import torch
 
     quality = json.loads((variant / "quality.json").read_text())
     row = {
-        "name": variant.name, "env_id": env_id, "ground_args": ground_args,
+        "name": variant.name,
+        "env_id": env_id,
+        "ground_args": ground_args,
         "updates": int(torch.load(checkpoint_path(variant), map_location="cpu", weights_only=False)["global_step"]),
-        "ground_cpu_s": ground_cpu_s, "imagine_cpu_s": imagine_cpu_s, "val": last_val_scalars(variant / "run"),
+        "ground_cpu_s": ground_cpu_s,
+        "imagine_cpu_s": imagine_cpu_s,
+        "val": last_val_scalars(variant / "run"),
         "quality": {report["level"]: report["overall"] for report in quality},
-    }  # fmt: skip
+    }
     atomic_write_text(json.dumps(row, indent=1), variant / "variant.json")
     return row
 
@@ -126,15 +166,28 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
     """One line per variant; per level ``consistency / one-step / drift / illegal`` in %."""
     seen = {level for row in rows for level in row.get("quality", {})}
     levels = [level for level in IMAGINED_LEVELS if level in seen] + sorted(seen - set(IMAGINED_LEVELS))
-    header = ["variant", "env", "updates", "ground CPU min", "imagine CPU min",
-              *(f"{level}: consistency / one-step / drift / illegal %" for level in levels), "explanation F1"]  # fmt: skip
+    header = [
+        "variant",
+        "env",
+        "updates",
+        "ground CPU min",
+        "imagine CPU min",
+        *(f"{level}: consistency / one-step / drift / illegal %" for level in levels),
+        "explanation F1",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         quality = [row.get("quality", {}).get(level) for level in levels]
         f1 = row.get("val", {}).get("val/explanation_f1")
-        cells = [row["name"], row.get("env_id", MISSING), str(row.get("updates", MISSING)), _minutes(row.get("ground_cpu_s")),
-                 _minutes(row.get("imagine_cpu_s")), *(MISSING if q is None else " / ".join(_percent(q.get(c)) for c in QUALITY_COLUMNS) for q in quality),
-                 MISSING if f1 is None else f"{f1:.3f}"]  # fmt: skip
+        cells = [
+            row["name"],
+            row.get("env_id", MISSING),
+            str(row.get("updates", MISSING)),
+            _minutes(row.get("ground_cpu_s")),
+            _minutes(row.get("imagine_cpu_s")),
+            *(MISSING if q is None else " / ".join(_percent(q.get(c)) for c in QUALITY_COLUMNS) for q in quality),
+            MISSING if f1 is None else f"{f1:.3f}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
+from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 from imaginebench.envs.halfcheetah import DOMAIN
-
-from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 
 def random_policy(seed: int, episode: int) -> Callable:
@@ -45,10 +44,15 @@ def main() -> None:
     for level, task, r in measure_every_task(DOMAIN, POLICIES, args.episodes, args.seed):
         measured[task] = r
         (exp_sr, exp_len, exp_speed), rnd, zero = r["expert"], r["random"], r["zero"]
-        print(f"{level:<10}{task:<24}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}", flush=True)
+        print(
+            f"{level:<10}{task:<24}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}",
+            flush=True,
+        )
     worst_expert = min(r["expert"][0] for r in measured.values())
     worst_chance = max(max(r["random"][0], r["zero"][0]) for r in measured.values())
-    print(f"lowest expert success {worst_expert:.0%} (need >= 90%); highest random/zero success {worst_chance:.0%} (need <= 20%)")
+    print(
+        f"lowest expert success {worst_expert:.0%} (need >= 90%); highest random/zero success {worst_chance:.0%} (need <= 20%)"
+    )
     print(f"took {time.perf_counter() - start:.1f} s")
 
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
+from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 from imaginebench.envs.libero import DOMAIN
-
-from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 
 def random_policy(seed: int, episode: int) -> Callable:
@@ -43,16 +42,25 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="*", default=(), help="measure only these tasks (default: every task)")
     args = parser.parse_args()
     episodes = {"expert": args.episodes, "random": args.random_episodes, "zero": args.zero_episodes}
-    print(f"Libero-v0, {args.episodes} expert / {args.random_episodes} random / {args.zero_episodes} zero-action episodes per task, seed {args.seed}")
+    print(
+        f"Libero-v0, {args.episodes} expert / {args.random_episodes} random / {args.zero_episodes} zero-action episodes per task, seed {args.seed}"
+    )
     print(f"{'level':<10}{'task':<46}{'expert':>8}{'exp. len':>9}{'random':>8}{'zero':>8}{'steps/s':>9}{'seconds':>9}")
     start = time.perf_counter()
     measured: dict[str, dict] = {}
-    for level, task, r in measure_every_task(DOMAIN, POLICIES, episodes, args.seed, args.tasks):  # every Libero-v0 env of a process shares one simulator
+    for level, task, r in measure_every_task(
+        DOMAIN, POLICIES, episodes, args.seed, args.tasks
+    ):  # every Libero-v0 env of a process shares one simulator
         measured[task] = r
         (exp_sr, exp_len, exp_speed), rnd, zero = r["expert"], r["random"], r["zero"]
-        print(f"{level:<10}{task:<46}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}{time.perf_counter() - start:>9.0f}", flush=True)
+        print(
+            f"{level:<10}{task:<46}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd[0]:>8.0%}{zero[0]:>8.0%}{exp_speed:>9.0f}{time.perf_counter() - start:>9.0f}",
+            flush=True,
+        )
     worst_chance = max(max(r["random"][0], r["zero"][0]) for r in measured.values())
-    print(f"lowest expert success {min(r['expert'][0] for r in measured.values()):.0%} (need >= 90%); highest random/zero {worst_chance:.0%} (need <= 20%)")
+    print(
+        f"lowest expert success {min(r['expert'][0] for r in measured.values()):.0%} (need >= 90%); highest random/zero {worst_chance:.0%} (need <= 20%)"
+    )
     print(f"took {time.perf_counter() - start:.1f} s")
 
 

@@ -13,15 +13,14 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
+from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 from imaginebench.envs.metaworld import DOMAIN, TASKS
 from imaginebench.envs.metaworld.distractors import distractor_bank
 from imaginebench.envs.metaworld.layout import ENTITIES
-
-from policy_rollouts import PolicyFactory, measure_every_task  # benchmarks/ is on sys.path when a script in it runs
 
 
 def random_policy(seed: int, episode: int) -> Callable:
@@ -43,13 +42,18 @@ def main() -> None:
     for entity in ENTITIES:  # built once per process; keep it out of the steps/s figures
         distractor_bank(entity)
     print(f"distractor banks built in {time.perf_counter() - start:.1f} s")
-    print(f"{'level':<10}{'task':<18}{'horizon':>8}{'expert':>8}{'exp. len':>9}{'random':>8}{'rand. len':>10}{'steps/s':>9}")
+    print(
+        f"{'level':<10}{'task':<18}{'horizon':>8}{'expert':>8}{'exp. len':>9}{'random':>8}{'rand. len':>10}{'steps/s':>9}"
+    )
     start = time.perf_counter()
     measured: dict[str, dict] = {}
     for level, task, r in measure_every_task(DOMAIN, POLICIES, args.episodes, args.seed):
         measured[task] = r
         (exp_sr, exp_len, exp_speed), (rnd_sr, rnd_len, _) = r["expert"], r["random"]
-        print(f"{level:<10}{task:<18}{TASKS[task].horizon:>8}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}", flush=True)
+        print(
+            f"{level:<10}{task:<18}{TASKS[task].horizon:>8}{exp_sr:>8.0%}{exp_len:>9.1f}{rnd_sr:>8.0%}{rnd_len:>10.1f}{exp_speed:>9.0f}",
+            flush=True,
+        )
     train = [measured[task]["expert"][0] for task in DOMAIN.tasks["train"]]
     print(f"lowest train-level expert success {min(train):.0%} (need >= 90%)")
     print(f"took {time.perf_counter() - start:.1f} s")

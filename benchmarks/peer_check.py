@@ -23,6 +23,7 @@ import d3rlpy
 import lightning.pytorch as pl
 import numpy as np
 import torch
+from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
 
 from datamodules.offline_data import OfflineDataModule
 from datamodules.statistics import mean_and_std
@@ -34,7 +35,6 @@ from modules.bcq import BCQ
 from modules.cql import CQL
 from modules.iql import IQL
 from modules.td3_bc import TD3BC
-from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
 
 WARMUP_STEPS = 10
 HIDDEN = [256, 256]
@@ -50,8 +50,9 @@ def state_scaler(path: str) -> d3rlpy.preprocessing.StandardObservationScaler:
     embedding_dim = episodes.metadata["embedding_dim"]
     eps = d3rlpy.preprocessing.StandardObservationScaler().eps  # d3rlpy divides by std + eps
     return d3rlpy.preprocessing.StandardObservationScaler(
-        mean=np.concatenate([mean.numpy(), np.zeros(embedding_dim)]), std=np.concatenate([std.numpy() - eps, np.full(embedding_dim, 1.0 - eps)]),
-    )  # fmt: skip
+        mean=np.concatenate([mean.numpy(), np.zeros(embedding_dim)]),
+        std=np.concatenate([std.numpy() - eps, np.full(embedding_dim, 1.0 - eps)]),
+    )
 
 
 def d3rlpy_config(name: str, discrete: bool, batch_size: int, scaler=None):
@@ -60,23 +61,52 @@ def d3rlpy_config(name: str, discrete: bool, batch_size: int, scaler=None):
     encoder = d3rlpy.models.VectorEncoderFactory(HIDDEN)
     if discrete:
         configs = {
-            "BC": lambda: d3rlpy.algos.DiscreteBCConfig(batch_size=batch_size, learning_rate=1e-3, beta=0.5, encoder_factory=encoder),
+            "BC": lambda: d3rlpy.algos.DiscreteBCConfig(
+                batch_size=batch_size, learning_rate=1e-3, beta=0.5, encoder_factory=encoder
+            ),
             "CQL": lambda: d3rlpy.algos.DiscreteCQLConfig(
-                batch_size=batch_size, learning_rate=3e-4, alpha=10.0, target_update_interval=500, encoder_factory=encoder,
+                batch_size=batch_size,
+                learning_rate=3e-4,
+                alpha=10.0,
+                target_update_interval=500,
+                encoder_factory=encoder,
             ),
             "BCQ": lambda: d3rlpy.algos.DiscreteBCQConfig(
-                batch_size=batch_size, learning_rate=3e-4, action_flexibility=0.3, beta=0.01, target_update_interval=500,
-                share_encoder=False, encoder_factory=encoder,
+                batch_size=batch_size,
+                learning_rate=3e-4,
+                action_flexibility=0.3,
+                beta=0.01,
+                target_update_interval=500,
+                share_encoder=False,
+                encoder_factory=encoder,
             ),
         }
     else:
-        common = {"batch_size": batch_size, "observation_scaler": scaler, "actor_encoder_factory": encoder, "critic_encoder_factory": encoder}
+        common = {
+            "batch_size": batch_size,
+            "observation_scaler": scaler,
+            "actor_encoder_factory": encoder,
+            "critic_encoder_factory": encoder,
+        }
         configs = {
-            "BC": lambda: d3rlpy.algos.BCConfig(batch_size=batch_size, learning_rate=1e-3, encoder_factory=encoder, observation_scaler=scaler),
-            "CQL": lambda: d3rlpy.algos.CQLConfig(**common, conservative_weight=5.0, n_action_samples=10, alpha_learning_rate=0.0, initial_alpha=1.0),
-            "BCQ": lambda: d3rlpy.algos.BCQConfig(**common, imitator_encoder_factory=encoder, n_action_samples=100, action_flexibility=0.05, lam=0.75, beta=0.5),
+            "BC": lambda: d3rlpy.algos.BCConfig(
+                batch_size=batch_size, learning_rate=1e-3, encoder_factory=encoder, observation_scaler=scaler
+            ),
+            "CQL": lambda: d3rlpy.algos.CQLConfig(
+                **common, conservative_weight=5.0, n_action_samples=10, alpha_learning_rate=0.0, initial_alpha=1.0
+            ),
+            "BCQ": lambda: d3rlpy.algos.BCQConfig(
+                **common,
+                imitator_encoder_factory=encoder,
+                n_action_samples=100,
+                action_flexibility=0.05,
+                lam=0.75,
+                beta=0.5,
+            ),
             "TD3BC": lambda: d3rlpy.algos.TD3PlusBCConfig(**common, alpha=2.5, update_actor_interval=2),
-            "IQL": lambda: d3rlpy.algos.IQLConfig(**common, expectile=0.7, weight_temp=3.0, value_encoder_factory=encoder),
+            "IQL": lambda: d3rlpy.algos.IQLConfig(
+                **common, expectile=0.7, weight_temp=3.0, value_encoder_factory=encoder
+            ),
         }
     factory = configs.get(name)
     return factory() if factory is not None else None
@@ -89,7 +119,9 @@ def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
     """The episodes in d3rlpy's layout: one row per step, observation = state ⊕ instruction embedding."""
     episodes = load_episodes(path)
     steps = episodes.steps
-    order = torch.argsort(steps["episode_id"] * (steps.shape[0] + 1) + torch.arange(steps.shape[0]))  # episode by episode
+    order = torch.argsort(
+        steps["episode_id"] * (steps.shape[0] + 1) + torch.arange(steps.shape[0])
+    )  # episode by episode
     steps = steps[order]
     embedding = torch.as_tensor(episodes.instruction_embeddings)[steps["instruction_id"]]
     observations = torch.cat([steps["state"].float(), embedding.float()], -1).numpy()
@@ -114,14 +146,28 @@ def is_discrete(path: str) -> bool:
 
 def train_ours(name: str, args, seed: int) -> tuple[object, float]:
     pl.seed_everything(seed, verbose=False)
-    data = OfflineDataModule(args.env, real=[args.data], mix_ratio_real=1.0, batch_size=args.batch_size, batches_per_epoch=args.steps, seed=seed, evaluation_batches=1)
+    data = OfflineDataModule(
+        args.env,
+        real=[args.data],
+        mix_ratio_real=1.0,
+        batch_size=args.batch_size,
+        batches_per_epoch=args.steps,
+        seed=seed,
+        evaluation_batches=1,
+    )
     data.setup("fit")
     module = OURS[name](data.env_spec)
     stopwatch = Stopwatch(WARMUP_STEPS)
     trainer = pl.Trainer(
-        max_steps=args.steps, accelerator="cpu", logger=False, enable_checkpointing=False, enable_progress_bar=False,
-        enable_model_summary=False, limit_val_batches=0, callbacks=[stopwatch],
-    )  # fmt: skip
+        max_steps=args.steps,
+        accelerator="cpu",
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        limit_val_batches=0,
+        callbacks=[stopwatch],
+    )
     trainer.fit(module, datamodule=data)
     return module.eval(), stopwatch.updates_per_second(args.steps)
 
@@ -136,8 +182,15 @@ def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool, scaler=Non
         marks.setdefault(WARMUP_STEPS if step >= WARMUP_STEPS else 0, time.perf_counter())
         marks["end"] = time.perf_counter()
 
-    algo.fit(dataset, n_steps=args.steps, n_steps_per_epoch=args.steps, show_progress=False, save_interval=10**9,
-             logger_adapter=d3rlpy.logging.NoopAdapterFactory(), callback=mark)  # fmt: skip
+    algo.fit(
+        dataset,
+        n_steps=args.steps,
+        n_steps_per_epoch=args.steps,
+        show_progress=False,
+        save_interval=10**9,
+        logger_adapter=d3rlpy.logging.NoopAdapterFactory(),
+        callback=mark,
+    )
     return algo, (args.steps - WARMUP_STEPS) / (marks["end"] - marks[WARMUP_STEPS])
 
 
@@ -162,8 +215,13 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--episodes-per-task", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--implementations", nargs="+", choices=["ours", "d3rlpy"], default=["ours", "d3rlpy"],
-                        help="rerun one side only; the other side's stored runs with the same settings are kept")
+    parser.add_argument(
+        "--implementations",
+        nargs="+",
+        choices=["ours", "d3rlpy"],
+        default=["ours", "d3rlpy"],
+        help="rerun one side only; the other side's stored runs with the same settings are kept",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     discrete = is_discrete(args.data)
@@ -171,20 +229,33 @@ def main() -> None:
     scaler = None if discrete else state_scaler(args.data)
     results_path = Path(__file__).parent / "results" / f"peer_{args.env}.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
-    settings = {"steps": args.steps, "batch_size": args.batch_size, "seeds": args.seeds, "episodes_per_task": args.episodes_per_task}
+    settings = {
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "seeds": args.seeds,
+        "episodes_per_task": args.episodes_per_task,
+    }
     for name in args.algorithms:
         runs: dict[str, list[list[float]]] = {}
         for seed in args.seeds:
             if "ours" in args.implementations:
                 module, ours_speed = train_ours(name, args, seed)
                 runs.setdefault("ours", []).append([success_rate(module.act, args, seed), ours_speed])
-                print(f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s", flush=True)
+                print(
+                    f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s",
+                    flush=True,
+                )
             if "d3rlpy" in args.implementations and d3rlpy_config(name, discrete, args.batch_size) is not None:
                 algo, peer_speed = train_d3rlpy(name, args, seed, dataset, discrete, scaler)
                 runs.setdefault("d3rlpy", []).append([success_rate(d3rlpy_act(algo), args, seed), peer_speed])
-                print(f"{name} seed {seed} d3rlpy: success {runs['d3rlpy'][-1][0]:.3f}, {peer_speed:.1f} updates/s", flush=True)
+                print(
+                    f"{name} seed {seed} d3rlpy: success {runs['d3rlpy'][-1][0]:.3f}, {peer_speed:.1f} updates/s",
+                    flush=True,
+                )
         previous = results.get(name, {})
-        kept = previous["runs"] if previous.get("settings") == settings else {}  # the other implementation's runs, if comparable
+        kept = (
+            previous["runs"] if previous.get("settings") == settings else {}
+        )  # the other implementation's runs, if comparable
         results[name] = {"settings": settings, "runs": {**kept, **runs}}
         atomic_write_text(json.dumps(results, indent=1), results_path)  # a long run keeps what it finished
     print_table(args.env, results)
@@ -194,13 +265,17 @@ def main() -> None:
 def print_table(env: str, results: dict) -> None:
     """Every algorithm measured so far on ``env`` (runs of this script accumulate in the JSON file)."""
     print(f"\n{env}: train-level success (mean ± std over seeds) and updates/s")
-    print("| algorithm | implementation | updates × batch | seeds | train success | updates/s |\n|---|---|---|---|---|---|")
+    print(
+        "| algorithm | implementation | updates × batch | seeds | train success | updates/s |\n|---|---|---|---|---|---|"
+    )
     for name, entry in results.items():
         settings = entry["settings"]
         for implementation, runs in entry["runs"].items():
             success, speed = np.array(runs).T
             spread = success.std(ddof=1) if len(runs) > 1 else 0.0
-            print(f"| {name} | {implementation} | {settings['steps']} × {settings['batch_size']} | {len(runs)} | {success.mean():.3f} ± {spread:.3f} | {speed.mean():.1f} |")
+            print(
+                f"| {name} | {implementation} | {settings['steps']} × {settings['batch_size']} | {len(runs)} | {success.mean():.3f} ± {spread:.3f} | {speed.mean():.1f} |"
+            )
 
 
 def plot(results: dict, path: Path) -> None:
@@ -209,11 +284,17 @@ def plot(results: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    bars = {f"{name}\n{implementation}": np.array(runs) for name, entry in results.items() for implementation, runs in entry["runs"].items()}
+    bars = {
+        f"{name}\n{implementation}": np.array(runs)
+        for name, entry in results.items()
+        for implementation, runs in entry["runs"].items()
+    }
     figure, (success_axis, speed_axis) = plt.subplots(1, 2, figsize=(10, 4))
     for axis, column, title in ((success_axis, 0, "train success rate"), (speed_axis, 1, "updates / s")):
         values = [runs[:, column] for runs in bars.values()]
-        axis.bar(list(bars), [v.mean() for v in values], yerr=[v.std(ddof=1) if len(v) > 1 else 0.0 for v in values])  # as the table
+        axis.bar(
+            list(bars), [v.mean() for v in values], yerr=[v.std(ddof=1) if len(v) > 1 else 0.0 for v in values]
+        )  # as the table
         axis.set_title(title)
     figure.tight_layout()
     figure.savefig(path)

@@ -19,9 +19,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+from peer_check import (
+    d3rlpy_config,
+    is_discrete,
+    mdp_dataset,
+    state_scaler,
+    train_d3rlpy,
+    train_ours,
+)  # benchmarks/ is on sys.path
 
 from imaginebench.storage import atomic_write_text
-from peer_check import d3rlpy_config, is_discrete, mdp_dataset, state_scaler, train_d3rlpy, train_ours  # benchmarks/ is on sys.path
 
 
 def main() -> None:
@@ -46,14 +53,23 @@ def main() -> None:
             speeds.setdefault(name, {}).setdefault("ours", []).append(train_ours(name, run, seed=0)[1])
             if d3rlpy_config(name, discrete, args.batch_size) is not None:
                 speeds[name].setdefault("d3rlpy", []).append(train_d3rlpy(name, run, 0, dataset, discrete, scaler)[1])
-        print(name, {implementation: f"{statistics.median(values):.1f}" for implementation, values in speeds[name].items()}, flush=True)
+        print(
+            name,
+            {implementation: f"{statistics.median(values):.1f}" for implementation, values in speeds[name].items()},
+            flush=True,
+        )
         results[name] = {"steps": args.steps, "batch_size": args.batch_size, "updates_per_second": speeds[name]}
         atomic_write_text(json.dumps(results, indent=1), path)
     print(f"\n{args.env}, 1 thread: median updates/s over paired runs (every algorithm measured so far)")
     print("| algorithm | updates × batch | ours | d3rlpy |\n|---|---|---|---|")
     for name, entry in results.items():
-        medians = {implementation: f"{statistics.median(values):.1f}" for implementation, values in entry["updates_per_second"].items()}
-        print(f"| {name} | {entry['steps']} × {entry['batch_size']} | {medians['ours']} | {medians.get('d3rlpy', '–')} |")
+        medians = {
+            implementation: f"{statistics.median(values):.1f}"
+            for implementation, values in entry["updates_per_second"].items()
+        }
+        print(
+            f"| {name} | {entry['steps']} × {entry['batch_size']} | {medians['ours']} | {medians.get('d3rlpy', '–')} |"
+        )
 
 
 if __name__ == "__main__":

@@ -7,8 +7,7 @@ Episode ``k`` of a task uses reset seed ``seed + k``; a policy is built fresh pe
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Iterator, Mapping
-from typing import Callable
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 import numpy as np
 
@@ -50,7 +49,7 @@ def uniform_discrete(num_actions: int) -> PolicyFactory:
 
 def measure_task(
     env_id: str, level: str, task: str, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int
-) -> dict[str, tuple[float, float, float]]:  # fmt: skip
+) -> dict[str, tuple[float, float, float]]:
     """policy name → :func:`measure` on one task of one level (``episodes``: per policy, or one count for all)."""
     import imaginebench
 
@@ -63,7 +62,7 @@ def measure_task(
 
 def measure_every_task(
     domain, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int, only: Collection[str] = ()
-) -> Iterator[tuple[str, str, dict[str, tuple[float, float, float]]]]:  # fmt: skip
+) -> Iterator[tuple[str, str, dict[str, tuple[float, float, float]]]]:
     """``(level, task, policy name → measure)`` for every level's tasks (or only those named in
     ``only``); a task that several levels share (train and rephrase differ only in wording) is played once."""
     import imaginebench

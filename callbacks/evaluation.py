@@ -59,9 +59,15 @@ class SuccessRateEvaluation(pl.Callback):
         pl_module.eval()
         results = {
             level: evaluate_level(
-                pl_module.act, data.env_id, level, self.episodes_per_task, self.seed,
-                device=pl_module.device, encoder=data.encoder, pooling=data.pooling,
-            )  # fmt: skip
+                pl_module.act,
+                data.env_id,
+                level,
+                self.episodes_per_task,
+                self.seed,
+                device=pl_module.device,
+                encoder=data.encoder,
+                pooling=data.pooling,
+            )
             for level in self.levels
         }
         pl_module.train(was_training)
@@ -75,7 +81,13 @@ class SuccessRateEvaluation(pl.Callback):
                 metrics[f"success_rate/{level}/{task}"] = task_result.success_rate
         if trainer.logger is not None:
             trainer.logger.log_metrics(metrics, step=trainer.global_step)
-        self.history.append({"epoch": trainer.current_epoch, "global_step": trainer.global_step, **{f"success_rate/{k}": v.success_rate for k, v in results.items()}})
+        self.history.append(
+            {
+                "epoch": trainer.current_epoch,
+                "global_step": trainer.global_step,
+                **{f"success_rate/{k}": v.success_rate for k, v in results.items()},
+            }
+        )
         self._write_results(trainer, pl_module)
 
     def _write_results(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
@@ -103,7 +115,9 @@ class SuccessRateEvaluation(pl.Callback):
     def on_fit_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if not self.latest:
             return
-        print(f"\nSuccess per level ({trainer.datamodule.env_id}, {type(pl_module).__name__}, epoch {trainer.current_epoch}):")
+        print(
+            f"\nSuccess per level ({trainer.datamodule.env_id}, {type(pl_module).__name__}, epoch {trainer.current_epoch}):"
+        )
         print(format_level_table(self.latest))
         self._plot(trainer)
 
@@ -115,7 +129,12 @@ class SuccessRateEvaluation(pl.Callback):
 
         fig, ax = plt.subplots(figsize=(6, 4))
         for level in self.levels:
-            ax.plot([h["global_step"] for h in self.history], [h[f"success_rate/{level}"] for h in self.history], marker="o", label=level)
+            ax.plot(
+                [h["global_step"] for h in self.history],
+                [h[f"success_rate/{level}"] for h in self.history],
+                marker="o",
+                label=level,
+            )
         ax.set(xlabel="gradient updates", ylabel="success rate", ylim=(-0.02, 1.02), title=trainer.datamodule.env_id)
         ax.legend()
         fig.tight_layout()

@@ -3,8 +3,9 @@ explanation), mixed by configurable task weights."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -41,12 +42,19 @@ def episode_rollouts(dataset) -> list[Rollout]:
     """Split a dataset's steps (contiguous per episode) into rollouts."""
     steps = dataset.steps
     state, next_state, action = steps["state"].clone(), steps["next_state"].clone(), steps["action"].clone()
-    instruction_id, task_id, success = steps["instruction_id"].tolist(), steps["task_id"].tolist(), steps["success"].tolist()
+    instruction_id, task_id, success = (
+        steps["instruction_id"].tolist(),
+        steps["task_id"].tolist(),
+        steps["success"].tolist(),
+    )
     return [
         Rollout(
-            torch.cat([state[start:end], next_state[end - 1 : end]]), action[start:end],
-            dataset.instruction_texts[instruction_id[start]], dataset.tasks[task_id[start]], bool(success[end - 1]),
-        )  # fmt: skip
+            torch.cat([state[start:end], next_state[end - 1 : end]]),
+            action[start:end],
+            dataset.instruction_texts[instruction_id[start]],
+            dataset.tasks[task_id[start]],
+            bool(success[end - 1]),
+        )
         for start, end in episode_row_ranges(steps)
     ]
 
@@ -83,10 +91,19 @@ class GroundingDataModule(LightningDataModule):
         weights = dict(DEFAULT_TASK_WEIGHTS if task_weights is None else task_weights)
         unknown = set(weights) - set(GROUNDING_TASKS)
         if unknown or not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
-            raise UserInputError(f"data.task_weights must give non-negative weights (not all 0) to tasks among {GROUNDING_TASKS}, got {weights}")
+            raise UserInputError(
+                f"data.task_weights must give non-negative weights (not all 0) to tasks among {GROUNDING_TASKS}, got {weights}"
+            )
         if not 0 < val_fraction < 1:
             raise UserInputError(f"data.val_fraction must be in (0, 1), got {val_fraction}")
-        check_at_least(1, {"data.batch_size": batch_size, "data.batches_per_epoch": batches_per_epoch, "data.val_batches": val_batches})
+        check_at_least(
+            1,
+            {
+                "data.batch_size": batch_size,
+                "data.batches_per_epoch": batches_per_epoch,
+                "data.val_batches": val_batches,
+            },
+        )
         self.save_hyperparameters()
         self.env_id = env_id
         if not real and not real_levels:
@@ -94,7 +111,9 @@ class GroundingDataModule(LightningDataModule):
         self.real = [str(p) for p in real]
         self.real_levels = list(real_levels)
         self.task_names = [t for t in GROUNDING_TASKS if weights.get(t, 0) > 0]
-        self.task_probabilities = np.array([weights[t] for t in self.task_names]) / sum(weights[t] for t in self.task_names)
+        self.task_probabilities = np.array([weights[t] for t in self.task_names]) / sum(
+            weights[t] for t in self.task_names
+        )
         self.encoder = encoder
         self.train_rollouts: list[Rollout] = []
         self.val_rollouts: list[Rollout] = []
@@ -159,7 +178,9 @@ class GroundingDataModule(LightningDataModule):
 
     def val_dataloader(self) -> DataLoader:
         def batches() -> Iterator[list[Example]]:
-            return self._batches(self.val_rollouts, (self.hparams.seed, self._rank, VALIDATION_STREAM), self.hparams.val_batches)
+            return self._batches(
+                self.val_rollouts, (self.hparams.seed, self._rank, VALIDATION_STREAM), self.hparams.val_batches
+            )
 
         return DataLoader(EpochBatches(batches, self.hparams.val_batches), batch_size=None, collate_fn=as_is)
 

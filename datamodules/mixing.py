@@ -8,7 +8,8 @@ random with mean ``num_real / (num_real + num_imaginary)``.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import torch
@@ -45,7 +46,9 @@ class SourceBuffer:
         return self._complete(self.buffer[:])
 
     def _complete(self, rows: TensorDict) -> TensorDict:
-        rows = with_instruction_embeddings(rows.exclude("index"), self.instruction_embeddings)  # "index": the buffer's bookkeeping
+        rows = with_instruction_embeddings(
+            rows.exclude("index"), self.instruction_embeddings
+        )  # "index": the buffer's bookkeeping
         rows["source"] = torch.full(rows.shape, self.source, dtype=torch.int64)
         return rows
 
@@ -93,7 +96,11 @@ class MixedSampler:
     def sample(self, batch_size: int) -> TensorDict:
         """One batch of ``batch_size`` transitions with an int64 ``source`` column."""
         num_real = self.num_real(batch_size)
-        parts = [buffer.sample(count) for buffer, count in ((self.real, num_real), (self.imaginary, batch_size - num_real)) if count]
+        parts = [
+            buffer.sample(count)
+            for buffer, count in ((self.real, num_real), (self.imaginary, batch_size - num_real))
+            if count
+        ]
         return parts[0] if len(parts) == 1 else torch.cat(parts)
 
     def every_row(self) -> TensorDict:

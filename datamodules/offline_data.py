@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import torch
 from lightning.pytorch import LightningDataModule
@@ -13,7 +14,15 @@ from torch.utils.data import DataLoader, IterableDataset
 from datamodules.mixing import MixedSampler, MixMode, check_mix
 from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import mean_and_std
-from imaginebench.datasets import DatasetError, EpisodeDataset, Transitions, check_metadata, concat_datasets, open_dataset, to_transitions
+from imaginebench.datasets import (
+    DatasetError,
+    EpisodeDataset,
+    Transitions,
+    check_metadata,
+    concat_datasets,
+    open_dataset,
+    to_transitions,
+)
 from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.instructions.encoder import Pooling
@@ -21,7 +30,6 @@ from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain
 from imaginebench.rollout_quality import ROLLOUT_CHECKS, RolloutCheck
 from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir
-
 
 TRAIN_STREAM, VALIDATION_STREAM, TEST_STREAM = 0, 1, 2
 """Tags in the sampler seed ``(seed, rank, stream, ...)``: loss diagnostics never share training's batches."""
@@ -97,10 +105,20 @@ class OfflineDataModule(LightningDataModule):
                 resolve_level(level)
         unknown = set(imaginary_filter) - set(ROLLOUT_CHECKS)
         if unknown:
-            raise UserInputError(f"data.imaginary_filter: unknown checks {sorted(unknown)}; valid: {', '.join(ROLLOUT_CHECKS)}")
+            raise UserInputError(
+                f"data.imaginary_filter: unknown checks {sorted(unknown)}; valid: {', '.join(ROLLOUT_CHECKS)}"
+            )
         check_at_least(1, {"data.batch_size": batch_size, "data.batches_per_epoch": batches_per_epoch})
-        check_at_least(0, {"data.evaluation_batches": evaluation_batches, "data.collect_if_missing": collect_if_missing})
-        check_mix(mix_mode, mix_ratio_real, has_real=bool(real or real_levels), has_imaginary=bool(imaginary or imaginary_levels), prefix="data.")
+        check_at_least(
+            0, {"data.evaluation_batches": evaluation_batches, "data.collect_if_missing": collect_if_missing}
+        )
+        check_mix(
+            mix_mode,
+            mix_ratio_real,
+            has_real=bool(real or real_levels),
+            has_imaginary=bool(imaginary or imaginary_levels),
+            prefix="data.",
+        )
         self.save_hyperparameters()
         self.env_id = env_id
         self.real = list(real)
@@ -187,11 +205,21 @@ class OfflineDataModule(LightningDataModule):
         """``dataset`` without the rollouts that fail a check of ``imaginary_filter``."""
         from imaginebench.rollout_quality import check_rollouts, failed_checks
 
-        kept = [c.episode_id for c in check_rollouts(dataset) if not failed_checks(c) & set(self.hparams.imaginary_filter)]
+        kept = [
+            c.episode_id for c in check_rollouts(dataset) if not failed_checks(c) & set(self.hparams.imaginary_filter)
+        ]
         if not kept:
-            raise DatasetError(f"{dataset.path}: data.imaginary_filter {self.hparams.imaginary_filter} drops every rollout")
+            raise DatasetError(
+                f"{dataset.path}: data.imaginary_filter {self.hparams.imaginary_filter} drops every rollout"
+            )
         rows = torch.isin(dataset.steps["episode_id"], torch.tensor(kept))
-        return EpisodeDataset(dataset.steps[rows], dataset.instruction_texts, dataset.instruction_embeddings, dataset.metadata, dataset.path)
+        return EpisodeDataset(
+            dataset.steps[rows],
+            dataset.instruction_texts,
+            dataset.instruction_embeddings,
+            dataset.metadata,
+            dataset.path,
+        )
 
     def _transitions(self, dataset: EpisodeDataset | None) -> Transitions | None:
         """Transitions with ``task_id`` re-indexed into :attr:`tasks`."""
@@ -211,7 +239,9 @@ class OfflineDataModule(LightningDataModule):
     def train_dataloader(self) -> DataLoader:
         if self.sampler is None:
             raise RuntimeError("OfflineDataModule: call setup() before train_dataloader()")
-        return DataLoader(EpochBatches(self._epoch, self.batches_per_epoch), batch_size=None, collate_fn=as_is, num_workers=0)
+        return DataLoader(
+            EpochBatches(self._epoch, self.batches_per_epoch), batch_size=None, collate_fn=as_is, num_workers=0
+        )
 
     def val_dataloader(self) -> DataLoader:
         return self._evaluation_loader(VALIDATION_STREAM)
@@ -229,7 +259,9 @@ class OfflineDataModule(LightningDataModule):
             for _ in range(self.evaluation_batches):
                 yield self.sampler.sample(self.batch_size)
 
-        return DataLoader(EpochBatches(batches, self.evaluation_batches), batch_size=None, collate_fn=as_is, num_workers=0)
+        return DataLoader(
+            EpochBatches(batches, self.evaluation_batches), batch_size=None, collate_fn=as_is, num_workers=0
+        )
 
     def state_dict(self) -> dict[str, Any]:
         """Epochs drawn so far; every rank re-derives its own stream from it on resume."""

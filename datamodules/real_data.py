@@ -29,13 +29,17 @@ COLLECTION_SEED = 0
 """A level's default dataset is the same whichever run collects it first, whatever that run's seed."""
 
 
-def prepare_real_data(env_id: str, real: list[str], real_levels: list[str], collect_if_missing: int, encoder: str, pooling: str = "mean") -> None:
+def prepare_real_data(
+    env_id: str, real: list[str], real_levels: list[str], collect_if_missing: int, encoder: str, pooling: str = "mean"
+) -> None:
     """Run in ``prepare_data`` (one process): every ``real`` directory must exist before anything is
     collected; a missing default dataset of ``real_levels`` is collected when ``collect_if_missing > 0``
     (a run started meanwhile waits for it, then uses it)."""
     for path in real:
         if not dataset_exists(path):
-            raise DatasetError(f"data.real: {path} is neither a dataset directory nor a local Minari dataset id (only the default datasets of data.real_levels are collected on first use)")
+            raise DatasetError(
+                f"data.real: {path} is neither a dataset directory nor a local Minari dataset id (only the default datasets of data.real_levels are collected on first use)"
+            )
     for level in real_levels:
         path = default_dataset_dir(env_id, "real", level)
         if path.exists():
@@ -44,5 +48,7 @@ def prepare_real_data(env_id: str, real: list[str], real_levels: list[str], coll
             raise DatasetError(
                 f"data.real_levels: {path} does not exist; set data.collect_if_missing to collect it, or run "
                 f"imaginebench collect --env {env_id} --level {level} --episodes N --out {path}"
-            )  # fmt: skip
-        collect(env_id, level, collect_if_missing, path, seed=COLLECTION_SEED, encoder=encoder, pooling=pooling, wait=True)
+            )
+        collect(
+            env_id, level, collect_if_missing, path, seed=COLLECTION_SEED, encoder=encoder, pooling=pooling, wait=True
+        )

@@ -23,7 +23,9 @@ def read_lightning_checkpoint(path: str | Path | None, option: str) -> dict[str,
     if not Path(path).is_file():
         raise UserInputError(f"{option} {path}: no such file")
     if not zipfile.is_zipfile(path):
-        raise UserInputError(f"{option} {path}: not a checkpoint (torch.save writes a zip archive; this file is not one)")
+        raise UserInputError(
+            f"{option} {path}: not a checkpoint (torch.save writes a zip archive; this file is not one)"
+        )
     try:  # as Lightning reads it; mmap: the tensors are not read
         checkpoint = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
     except Exception as error:  # torch.load raises many types for a file that is not a checkpoint
@@ -31,7 +33,9 @@ def read_lightning_checkpoint(path: str | Path | None, option: str) -> dict[str,
         reason = next((line for line in lines if line.startswith("WeightsUnpickler error")), lines[0]).split(". ")[0]
         raise UserInputError(f"{option} {path}: not a checkpoint torch can read ({reason})") from error
     if not isinstance(checkpoint, dict) or not {"state_dict", "pytorch-lightning_version"} <= checkpoint.keys():
-        raise UserInputError(f"{option} {path}: a torch file but not a Lightning checkpoint (no 'state_dict' and 'pytorch-lightning_version')")
+        raise UserInputError(
+            f"{option} {path}: a torch file but not a Lightning checkpoint (no 'state_dict' and 'pytorch-lightning_version')"
+        )
     return checkpoint
 
 
@@ -41,6 +45,8 @@ def check_module_class(checkpoint: dict[str, Any], path: str | Path, expected: s
     hyperparameters)."""
     written_by = checkpoint.get("hyper_parameters", {}).get("_class_path")
     if written_by is None and required:
-        raise UserInputError(f"--ckpt_path {path} names no module class (not written by imaginebench fit); this config trains {expected}")
+        raise UserInputError(
+            f"--ckpt_path {path} names no module class (not written by imaginebench fit); this config trains {expected}"
+        )
     if written_by is not None and written_by != expected:
         raise UserInputError(f"--ckpt_path {path} was written by {written_by}; this config trains {expected}")

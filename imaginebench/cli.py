@@ -77,13 +77,17 @@ def run_command(command: str, rest: list[str]) -> None:
 def collect_main(argv: list[str]) -> None:
     from imaginebench.instructions import DEFAULT_ENCODER
 
-    parser = argparse.ArgumentParser(prog="imaginebench collect", description="Collect expert episodes into a dataset directory.")
+    parser = argparse.ArgumentParser(
+        prog="imaginebench collect", description="Collect expert episodes into a dataset directory."
+    )
     parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
     parser.add_argument("--level", default="train", help="train (alias real), rephrase, easy or hard")
     parser.add_argument("--episodes", type=int, required=True)
     parser.add_argument("--out", required=True, help="dataset directory to create")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="instruction encoder: the default or a local HF directory")
+    parser.add_argument(
+        "--encoder", default=DEFAULT_ENCODER, help="instruction encoder: the default or a local HF directory"
+    )
     parser.add_argument("--pooling", default="mean", choices=("mean", "cls", "pooler"))
     parser.add_argument("--overwrite", action="store_true", help="replace an existing dataset")
     args = parser.parse_args(argv)
@@ -91,18 +95,32 @@ def collect_main(argv: list[str]) -> None:
     from imaginebench.collect import collect, format_success_table
     from imaginebench.datasets import load_episodes
 
-    out = collect(args.env, args.level, args.episodes, args.out, seed=args.seed, encoder=args.encoder, pooling=args.pooling, overwrite=args.overwrite)
+    out = collect(
+        args.env,
+        args.level,
+        args.episodes,
+        args.out,
+        seed=args.seed,
+        encoder=args.encoder,
+        pooling=args.pooling,
+        overwrite=args.overwrite,
+    )
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")
     print(format_success_table(dataset.metadata["counts"]))
 
 
 def export_main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="imaginebench export", description="Write a dataset in a standard format (see docs/datasets.md).")
+    parser = argparse.ArgumentParser(
+        prog="imaginebench export", description="Write a dataset in a standard format (see docs/datasets.md)."
+    )
     parser.add_argument("dataset", help="a dataset directory (or a local Minari dataset id)")
     parser.add_argument("--format", required=True, help="minari, parquet or d3rlpy")
     parser.add_argument("--out", help="parquet, d3rlpy: the directory to create")
-    parser.add_argument("--dataset-id", help="minari: the id (default imaginebench/<env_id>/<source>-<level>-v0), under $MINARI_DATASETS_PATH")
+    parser.add_argument(
+        "--dataset-id",
+        help="minari: the id (default imaginebench/<env_id>/<source>-<level>-v0), under $MINARI_DATASETS_PATH",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing export")
     args = parser.parse_args(argv)
 
@@ -115,7 +133,9 @@ def export_main(argv: list[str]) -> None:
 def imagine_main(argv: list[str]) -> None:
     from imaginebench.instructions import DEFAULT_ENCODER
 
-    parser = argparse.ArgumentParser(prog="imaginebench imagine", description="Generate imaginary rollouts with a grounded language model.")
+    parser = argparse.ArgumentParser(
+        prog="imaginebench imagine", description="Generate imaginary rollouts with a grounded language model."
+    )
     parser.add_argument("--checkpoint", required=True, help="a checkpoint written by `imaginebench ground`")
     parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
     parser.add_argument("--level", required=True, help="rephrase, easy or hard (train also works)")
@@ -125,21 +145,36 @@ def imagine_main(argv: list[str]) -> None:
     parser.add_argument("--temperature", type=float, default=0.0, help="0: greedy actions; > 0: sampled")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--device", default="cuda" if _cuda() else "cpu")
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER, help="instruction encoder: the default or a local HF directory")
+    parser.add_argument(
+        "--encoder", default=DEFAULT_ENCODER, help="instruction encoder: the default or a local HF directory"
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing dataset")
     args = parser.parse_args(argv)
 
     from imaginebench.datasets import load_episodes
     from imaginebench.imagine import imagine
 
-    out = imagine(args.checkpoint, args.env, args.level, args.rollouts, args.out, seed=args.seed, temperature=args.temperature,
-                  batch_size=args.batch_size, device=args.device, encoder=args.encoder, overwrite=args.overwrite)  # fmt: skip
+    out = imagine(
+        args.checkpoint,
+        args.env,
+        args.level,
+        args.rollouts,
+        args.out,
+        seed=args.seed,
+        temperature=args.temperature,
+        batch_size=args.batch_size,
+        device=args.device,
+        encoder=args.encoder,
+        overwrite=args.overwrite,
+    )
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} imaginary rollouts, {dataset.num_steps} steps to {out}")
 
 
 def quality_main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="imaginebench rollout-quality", description="Replay rollouts in the simulator and report their quality.")
+    parser = argparse.ArgumentParser(
+        prog="imaginebench rollout-quality", description="Replay rollouts in the simulator and report their quality."
+    )
     parser.add_argument("datasets", nargs="+", help="dataset directories (imaginary or real)")
     parser.add_argument("--out", help="also write the full report (with per-rollout checks) to this JSON file")
     args = parser.parse_args(argv)

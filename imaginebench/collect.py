@@ -21,8 +21,19 @@ from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, Instr
 from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain, make
 
-
-STEP_FIELDS = ("state", "next_state", "action", "reward", "terminated", "truncated", "success", "episode_id", "step", "task_id", "instruction_id")
+STEP_FIELDS = (
+    "state",
+    "next_state",
+    "action",
+    "reward",
+    "terminated",
+    "truncated",
+    "success",
+    "episode_id",
+    "step",
+    "task_id",
+    "instruction_id",
+)
 
 
 def episode_seed(seed: int, index: int) -> int:
@@ -30,7 +41,9 @@ def episode_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
-def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, encoder: str, pooling: str) -> EpisodeDataset:
+def run_expert_episodes(
+    env_id: str, level: str, indices: range, seed: int, encoder: str, pooling: str
+) -> EpisodeDataset:
     """Roll out the domain's expert for the given episode indices (tasks assigned round-robin)."""
     domain = get_domain(env_id)
     env = make(env_id, level, encoder=encoder, pooling=pooling)
@@ -47,14 +60,25 @@ def run_expert_episodes(env_id: str, level: str, indices: range, seed: int, enco
             action = expert(env)
             executed = action
             if domain.collect_action_noise:
-                executed = np.clip(action + domain.collect_action_noise * noise.standard_normal(np.shape(action)), env.action_space.low, env.action_space.high).astype(np.float32)
+                executed = np.clip(
+                    action + domain.collect_action_noise * noise.standard_normal(np.shape(action)),
+                    env.action_space.low,
+                    env.action_space.high,
+                ).astype(np.float32)
             next_obs, reward, terminated, truncated, info = env.step(executed)
             for key, value in (
-                ("state", obs["state"]), ("next_state", next_obs["state"]), ("action", action),
-                ("reward", reward), ("terminated", terminated), ("truncated", truncated),
-                ("success", info["is_success"]), ("episode_id", index), ("step", t),
-                ("task_id", tasks.index(info["task"])), ("instruction_id", instruction_id),
-            ):  # fmt: skip
+                ("state", obs["state"]),
+                ("next_state", next_obs["state"]),
+                ("action", action),
+                ("reward", reward),
+                ("terminated", terminated),
+                ("truncated", truncated),
+                ("success", info["is_success"]),
+                ("episode_id", index),
+                ("step", t),
+                ("task_id", tasks.index(info["task"])),
+                ("instruction_id", instruction_id),
+            ):
                 rows[key].append(value)
             obs, done, t = next_obs, terminated or truncated, t + 1
     env.close()
@@ -68,25 +92,52 @@ def new_rows() -> dict[str, list]:
 
 
 def build_dataset(
-    env_id: str, level: str, instructions: InstructionTable, rows: dict[str, list], texts: list[str], source: str, generator: dict[str, Any]
+    env_id: str,
+    level: str,
+    instructions: InstructionTable,
+    rows: dict[str, list],
+    texts: list[str],
+    source: str,
+    generator: dict[str, Any],
 ) -> EpisodeDataset:
     """An episode dataset from per-step columns; ``texts`` are the instructions the rows' ``instruction_id`` index."""
     domain = get_domain(env_id)
-    embeddings = torch.from_numpy(np.stack([instructions.embedding(t) for t in texts]))  # never empty: a shard has episodes
+    embeddings = torch.from_numpy(
+        np.stack([instructions.embedding(t) for t in texts])
+    )  # never empty: a shard has episodes
     metadata = {
-        "env_id": env_id, "level": level, "source": source, "encoder_id": instructions.encoder_id,
-        "embedding_dim": instructions.dim, "state_dim": domain.state_dim, "action_kind": domain.action_kind,
-        "num_actions": domain.num_actions, "action_dim": domain.action_dim, "tasks": list(domain.tasks[level]),
-        "counts": {}, "produced_by": {}, "generator": generator,
-    }  # fmt: skip
-    return EpisodeDataset(_stack_rows(rows, discrete=domain.action_kind == "discrete"), texts, embeddings.float(), metadata)
+        "env_id": env_id,
+        "level": level,
+        "source": source,
+        "encoder_id": instructions.encoder_id,
+        "embedding_dim": instructions.dim,
+        "state_dim": domain.state_dim,
+        "action_kind": domain.action_kind,
+        "num_actions": domain.num_actions,
+        "action_dim": domain.action_dim,
+        "tasks": list(domain.tasks[level]),
+        "counts": {},
+        "produced_by": {},
+        "generator": generator,
+    }
+    return EpisodeDataset(
+        _stack_rows(rows, discrete=domain.action_kind == "discrete"), texts, embeddings.float(), metadata
+    )
 
 
 def _stack_rows(rows: dict[str, list], discrete: bool) -> TensorDict:
-    dtypes = {"state": torch.float32, "next_state": torch.float32, "reward": torch.float32,
-              "terminated": torch.bool, "truncated": torch.bool, "success": torch.bool,
-              "action": torch.int64 if discrete else torch.float32}  # fmt: skip
-    columns = {key: torch.as_tensor(np.asarray(values), dtype=dtypes.get(key, torch.int64)) for key, values in rows.items()}
+    dtypes = {
+        "state": torch.float32,
+        "next_state": torch.float32,
+        "reward": torch.float32,
+        "terminated": torch.bool,
+        "truncated": torch.bool,
+        "success": torch.bool,
+        "action": torch.int64 if discrete else torch.float32,
+    }
+    columns = {
+        key: torch.as_tensor(np.asarray(values), dtype=dtypes.get(key, torch.int64)) for key, values in rows.items()
+    }
     return TensorDict(columns, batch_size=[len(rows["step"])])
 
 
@@ -109,15 +160,27 @@ def collect(
     failing; for collection on first use, where two runs may start at once."""
     level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
     check_at_least(1, {"--episodes": episodes})
-    config = {"env_id": env_id, "level": level, "episodes": episodes, "seed": seed, "encoder": encoder, "pooling": pooling, "shard_episodes": shard_episodes}
+    config = {
+        "env_id": env_id,
+        "level": level,
+        "episodes": episodes,
+        "seed": seed,
+        "encoder": encoder,
+        "pooling": pooling,
+        "shard_episodes": shard_episodes,
+    }
 
     def produce(indices: range) -> EpisodeDataset:
         return run_expert_episodes(env_id, level, indices, seed, encoder, pooling)
 
-    return write_sharded(produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait)
+    return write_sharded(
+        produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait
+    )
 
 
-def check_dataset_arguments(env_id: str, level: str, out: str | Path, encoder: str, pooling: str, overwrite: bool) -> str:
+def check_dataset_arguments(
+    env_id: str, level: str, out: str | Path, encoder: str, pooling: str, overwrite: bool
+) -> str:
     """Check the options of a command that writes a dataset before it starts, so a bad one leaves
     nothing behind (no ``.partial`` directory); returns the canonical level."""
     with naming("--env"):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -59,7 +59,9 @@ def evaluate_level(
     tasks = domain.tasks[level]
     assignments = [task for task in tasks for _ in range(episodes_per_task)]
     starts = [start for task in tasks for start in _stored_starts(domain, level, task, episodes_per_task)]
-    factories = [partial(_make_env, env_id, level, task, encoder, pooling, start) for task, start in zip(assignments, starts)]
+    factories = [
+        partial(_make_env, env_id, level, task, encoder, pooling, start) for task, start in zip(assignments, starts)
+    ]
     envs = gym.vector.SyncVectorEnv(factories)  # finished envs autoreset; their results are masked out
     n = len(assignments)
     obs, _ = envs.reset(seed=[seed + k for k in range(n)])
@@ -80,7 +82,9 @@ def evaluate_level(
     per_task = {}
     for task in tasks:
         rows = np.array([a == task for a in assignments])
-        per_task[task] = TaskResult(int(rows.sum()), float(success[rows].mean()), float(returns[rows].mean()), float(lengths[rows].mean()))
+        per_task[task] = TaskResult(
+            int(rows.sum()), float(success[rows].mean()), float(returns[rows].mean()), float(lengths[rows].mean())
+        )
     return LevelResult(
         level=level,
         success_rate=float(np.mean([r.success_rate for r in per_task.values()])),
@@ -106,7 +110,9 @@ def _stored_starts(domain: Domain, level: str, task: str, episodes: int) -> list
         return [None] * episodes
     starts = domain.evaluation_starts(level, task)
     if len(starts) < episodes:
-        raise ValueError(f"{domain.env_id}: episodes_per_task={episodes}, but the evaluation set of {level}/{task} holds {len(starts)}")
+        raise ValueError(
+            f"{domain.env_id}: episodes_per_task={episodes}, but the evaluation set of {level}/{task} holds {len(starts)}"
+        )
     return starts[:episodes]
 
 

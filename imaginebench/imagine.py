@@ -30,8 +30,12 @@ def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
     from modules.grounding.model import GroundingModule
 
     read_lightning_checkpoint(checkpoint, "--checkpoint")
-    with warnings.catch_warnings():  # a LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it
-        warnings.filterwarnings("ignore", message="Found keys that are in the model state dict but not in the checkpoint")
+    with (
+        warnings.catch_warnings()
+    ):  # a LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it
+        warnings.filterwarnings(
+            "ignore", message="Found keys that are in the model state dict but not in the checkpoint"
+        )
         try:
             module = GroundingModule.load_from_checkpoint(str(checkpoint), map_location=device)
         except ValueError as error:  # another module's checkpoint, or an adapter for another backbone
@@ -47,8 +51,19 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def imagine_episodes(module, env_id: str, level: str, indices: range, seed: int, temperature: float, batch_size: int,
-                     encoder: str, pooling: str, generator_info: dict[str, Any], use_cache: bool = True) -> EpisodeDataset:  # fmt: skip
+def imagine_episodes(
+    module,
+    env_id: str,
+    level: str,
+    indices: range,
+    seed: int,
+    temperature: float,
+    batch_size: int,
+    encoder: str,
+    pooling: str,
+    generator_info: dict[str, Any],
+    use_cache: bool = True,
+) -> EpisodeDataset:
     """Generate rollouts ``indices`` of a run (see the module docstring) as an episode dataset."""
     from modules.grounding.generation import imagine_rollouts
 
@@ -69,18 +84,27 @@ def imagine_episodes(module, env_id: str, level: str, indices: range, seed: int,
             return bool(envs[row].success_flags(states.numpy())[-1])
 
         horizons = [env.horizon for env in envs[: len(chunk)]]  # per task in some domains
-        batch = imagine_rollouts(module, instructions, torch.stack(first_states), goal_reached, horizons, temperature, generator, use_cache)
+        batch = imagine_rollouts(
+            module, instructions, torch.stack(first_states), goal_reached, horizons, temperature, generator, use_cache
+        )
         for row, index in enumerate(chunk):
             env, length = envs[row], int(batch.lengths[row])
             instruction_id = texts.setdefault(instructions[row], len(texts))
             for t in range(length):
                 success = bool(batch.success[row, t + 1])
                 for key, value in (
-                    ("state", batch.states[row, t].numpy()), ("next_state", batch.states[row, t + 1].numpy()),
-                    ("action", batch.actions[row, t].numpy()), ("reward", env.reward_on_success(t + 1) if success else 0.0),
-                    ("terminated", success), ("truncated", not success and t + 1 == env.horizon), ("success", success),
-                    ("episode_id", index), ("step", t), ("task_id", index % len(tasks)), ("instruction_id", instruction_id),
-                ):  # fmt: skip
+                    ("state", batch.states[row, t].numpy()),
+                    ("next_state", batch.states[row, t + 1].numpy()),
+                    ("action", batch.actions[row, t].numpy()),
+                    ("reward", env.reward_on_success(t + 1) if success else 0.0),
+                    ("terminated", success),
+                    ("truncated", not success and t + 1 == env.horizon),
+                    ("success", success),
+                    ("episode_id", index),
+                    ("step", t),
+                    ("task_id", index % len(tasks)),
+                    ("instruction_id", instruction_id),
+                ):
                     rows[key].append(value)
     instructions_table = envs[0].instructions
     for env in envs:
@@ -116,19 +140,40 @@ def imagine(
     module = load_grounded_model(checkpoint, device)
     expected = domain.spec(module.env_spec.embedding_dim)
     if (module.env_spec.state_dim, module.env_spec.action_kind) != (expected.state_dim, expected.action_kind):
-        raise UserInputError(f"--checkpoint {checkpoint} was grounded on states/actions {module.env_spec}, not on {env_id}'s {expected}")
+        raise UserInputError(
+            f"--checkpoint {checkpoint} was grounded on states/actions {module.env_spec}, not on {env_id}'s {expected}"
+        )
     config = {
-        "checkpoint": str(checkpoint), "checkpoint_sha256": file_sha256(checkpoint), "env_id": env_id, "level": level,
-        "rollouts": rollouts, "seed": seed, "temperature": temperature, "batch_size": batch_size, "encoder": encoder,
-        "pooling": pooling, "shard_episodes": shard_episodes,
-    }  # fmt: skip
-    generator_info = {"kind": "grounded-lm", "seed": seed, "temperature": temperature, "decoding": "sampled" if temperature > 0 else "greedy",
-                      "checkpoint": str(checkpoint), "checkpoint_sha256": config["checkpoint_sha256"], "model": _json_safe(dict(module.hparams))}  # fmt: skip
+        "checkpoint": str(checkpoint),
+        "checkpoint_sha256": file_sha256(checkpoint),
+        "env_id": env_id,
+        "level": level,
+        "rollouts": rollouts,
+        "seed": seed,
+        "temperature": temperature,
+        "batch_size": batch_size,
+        "encoder": encoder,
+        "pooling": pooling,
+        "shard_episodes": shard_episodes,
+    }
+    generator_info = {
+        "kind": "grounded-lm",
+        "seed": seed,
+        "temperature": temperature,
+        "decoding": "sampled" if temperature > 0 else "greedy",
+        "checkpoint": str(checkpoint),
+        "checkpoint_sha256": config["checkpoint_sha256"],
+        "model": _json_safe(dict(module.hparams)),
+    }
 
     def produce(indices: range) -> EpisodeDataset:
-        return imagine_episodes(module, env_id, level, indices, seed, temperature, batch_size, encoder, pooling, generator_info)
+        return imagine_episodes(
+            module, env_id, level, indices, seed, temperature, batch_size, encoder, pooling, generator_info
+        )
 
-    return write_sharded(produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress, wait)
+    return write_sharded(
+        produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress, wait
+    )
 
 
 def check_device(device: str) -> None:

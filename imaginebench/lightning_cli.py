@@ -7,7 +7,6 @@ import warnings
 from argparse import ArgumentError
 from importlib import import_module
 from pathlib import Path
-from typing import Optional
 
 from jsonargparse import Namespace
 from lightning.pytorch.cli import LightningCLI
@@ -28,7 +27,9 @@ class CheckedCLI(LightningCLI):
 
     def __init__(self, *args, **kwargs) -> None:
         with warnings.catch_warnings():  # `imaginebench fit` passes its own argv on purpose
-            warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended to run from within Python")
+            warnings.filterwarnings(
+                "ignore", message="LightningCLI's args parameter is intended to run from within Python"
+            )
             try:
                 super().__init__(*args, **kwargs)
             except ArgumentError as error:  # raised by the parser only: a bad option or config
@@ -44,7 +45,9 @@ class CheckedCLI(LightningCLI):
             super()._parse_ckpt_path()
         except ArgumentError as error:
             path = self.config[self.config.subcommand].get("ckpt_path")
-            raise UserInputError(f"--ckpt_path {path}: its hyperparameters do not fit the configured model ({error})") from error
+            raise UserInputError(
+                f"--ckpt_path {path}: its hyperparameters do not fit the configured model ({error})"
+            ) from error
 
 
 class NamedRunCLI(CheckedCLI):
@@ -59,9 +62,11 @@ class NamedRunCLI(CheckedCLI):
 
     def add_arguments_to_parser(self, parser) -> None:
         parser.add_argument(
-            "--run_name", type=Optional[str], default=None,
+            "--run_name",
+            type=str | None,
+            default=None,
             help="the run's directory under the logger's save_dir/name (default: derived from the config and seed)",
-        )  # fmt: skip
+        )
 
     def default_run_name(self, config: Namespace) -> str:
         return seeded("", config.seed_everything)
@@ -83,13 +88,17 @@ class NamedRunCLI(CheckedCLI):
         if run_dir is not None and config.ckpt_path == "last":
             last = run_dir / "checkpoints" / "last.ckpt"
             if not last.is_file():
-                raise UserInputError(f"--ckpt_path last: {last} does not exist (no earlier run in {run_dir}; leave out --ckpt_path to start one)")
+                raise UserInputError(
+                    f"--ckpt_path last: {last} does not exist (no earlier run in {run_dir}; leave out --ckpt_path to start one)"
+                )
             config.ckpt_path = str(last)
         if run_dir is not None and subcommand == "fit":
             refuse_to_overwrite(run_dir, config.ckpt_path)
         checkpoint = read_lightning_checkpoint(config.ckpt_path, "--ckpt_path")
         if checkpoint is not None:
-            check_module_class(checkpoint, config.ckpt_path, self.module_class_path(config), required=self.subclass_mode_model)
+            check_module_class(
+                checkpoint, config.ckpt_path, self.module_class_path(config), required=self.subclass_mode_model
+            )
 
     def _name_run(self, config: Namespace, subcommand: str) -> Path | None:
         """Sets the logger's version to the run name; returns the run's directory (``None``: the logger

@@ -14,9 +14,9 @@ import shlex
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from imaginebench.errors import UserInputError
 
@@ -52,12 +52,19 @@ def exclusive_lock(path: str | Path, wait: bool = False) -> Iterator[None]:
         except BlockingIOError:
             holder = _holder(file)
             if not wait:
-                raise LockedError(f"{path} is being written by {holder} (lock {file}); wait for it to finish or write elsewhere") from None
+                raise LockedError(
+                    f"{path} is being written by {holder} (lock {file}); wait for it to finish or write elsewhere"
+                ) from None
             print(f"{path}: waiting for {holder} to finish writing it", file=sys.stderr, flush=True)
             fcntl.flock(handle, fcntl.LOCK_EX)
         handle.seek(0)
         handle.truncate()
-        holder = {"pid": os.getpid(), "host": socket.gethostname(), "command": shlex.join(sys.argv), "since": time.strftime("%Y-%m-%d %H:%M:%S")}
+        holder = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "command": shlex.join(sys.argv),
+            "since": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
         handle.write(json.dumps(holder))
         handle.flush()
         _held[file] = 1

@@ -45,16 +45,32 @@ def _stage(number: int, name: str, message: str) -> None:
 def pipeline_main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="imaginebench pipeline", description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
-    parser.add_argument("--algo", default="bc", help="offline RL config name under lightning_config/<env>/ (bc, cql, ...)")
+    parser.add_argument(
+        "--algo", default="bc", help="offline RL config name under lightning_config/<env>/ (bc, cql, ...)"
+    )
     parser.add_argument("--out", help="working directory (default runs/pipeline/<env>)")
-    parser.add_argument("--real-episodes", type=int, help="expert episodes of the train tasks (default: the domain's real_episodes)")
-    parser.add_argument("--rollouts", type=int, default=700, help="imaginary rollouts per level (700, as the shipped models imagine on first use)")
-    parser.add_argument("--mix-ratio-real", type=float, default=0.5, help="share of real rows per batch (ImagineBench: 0.5)")
+    parser.add_argument(
+        "--real-episodes", type=int, help="expert episodes of the train tasks (default: the domain's real_episodes)"
+    )
+    parser.add_argument(
+        "--rollouts",
+        type=int,
+        default=700,
+        help="imaginary rollouts per level (700, as the shipped models imagine on first use)",
+    )
+    parser.add_argument(
+        "--mix-ratio-real", type=float, default=0.5, help="share of real rows per batch (ImagineBench: 0.5)"
+    )
     parser.add_argument("--grounding-config", help="default lightning_config/grounding/<env>.yaml")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--device", default=None, help="device for imagination (default: cuda if available)")
-    parser.add_argument("--lightning-args", nargs=argparse.REMAINDER, default=[], help="extra arguments for the final `fit` (last on the line)")
+    parser.add_argument(
+        "--lightning-args",
+        nargs=argparse.REMAINDER,
+        default=[],
+        help="extra arguments for the final `fit` (last on the line)",
+    )
     args = parser.parse_args(argv)
     run_pipeline(args)
 
@@ -99,11 +115,22 @@ def run_pipeline(args: argparse.Namespace) -> Path:
         _stage(2, "ground", f"{checkpoint} exists, kept")
     else:
         _stage(2, "ground", f"{grounding_config} → {checkpoint}")
-        run_grounding_cli([
-            "--config", str(grounding_config), *REAL_TRAIN_DATA, "--seed_everything", str(args.seed),
-            "--trainer.logger.init_args.save_dir", str(out), "--trainer.logger.init_args.name", "grounding",
-            "--run_name", "run", *resume_if_started(out / "grounding" / "run"),
-        ])  # fmt: skip
+        run_grounding_cli(
+            [
+                "--config",
+                str(grounding_config),
+                *REAL_TRAIN_DATA,
+                "--seed_everything",
+                str(args.seed),
+                "--trainer.logger.init_args.save_dir",
+                str(out),
+                "--trainer.logger.init_args.name",
+                "grounding",
+                "--run_name",
+                "run",
+                *resume_if_started(out / "grounding" / "run"),
+            ]
+        )
         export_grounded_model(out / "grounding" / "run" / "checkpoints" / "last.ckpt", checkpoint)
 
     imaginary = []
@@ -114,7 +141,16 @@ def run_pipeline(args: argparse.Namespace) -> Path:
             _stage(3, "imagine", f"{path} exists, kept")
             continue
         _stage(3, "imagine", f"{args.rollouts} rollouts of {level} → {path}")
-        imagine(checkpoint, args.env, level, args.rollouts, path, seed=args.seed, temperature=args.temperature, device=device)
+        imagine(
+            checkpoint,
+            args.env,
+            level,
+            args.rollouts,
+            path,
+            seed=args.seed,
+            temperature=args.temperature,
+            device=device,
+        )
 
     _stage(4, "quality", f"replaying the rollouts in the simulator → {out / 'quality.json'}")
     reports = [quality_report(load_episodes(path), progress=True) for path in imaginary]
@@ -123,12 +159,30 @@ def run_pipeline(args: argparse.Namespace) -> Path:
 
     name = f"{args.algo}-real+imaginary"
     _stage(5, "fit", f"{algo_config} on real + imaginary data → {out / name}")
-    run_lightning_cli([
-        "fit", "--config", str(algo_config), *args.lightning_args, *REAL_TRAIN_DATA,
-        "--data.imaginary", json.dumps([str(p) for p in imaginary]), "--data.imaginary_levels", "[]", "--data.mix_ratio_real", str(args.mix_ratio_real),
-        "--seed_everything", str(args.seed), "--trainer.logger.init_args.save_dir", str(out),
-        "--trainer.logger.init_args.name", name, "--run_name", "run", *resume_if_started(out / name / "run"),
-    ])  # fmt: skip
+    run_lightning_cli(
+        [
+            "fit",
+            "--config",
+            str(algo_config),
+            *args.lightning_args,
+            *REAL_TRAIN_DATA,
+            "--data.imaginary",
+            json.dumps([str(p) for p in imaginary]),
+            "--data.imaginary_levels",
+            "[]",
+            "--data.mix_ratio_real",
+            str(args.mix_ratio_real),
+            "--seed_everything",
+            str(args.seed),
+            "--trainer.logger.init_args.save_dir",
+            str(out),
+            "--trainer.logger.init_args.name",
+            name,
+            "--run_name",
+            "run",
+            *resume_if_started(out / name / "run"),
+        ]
+    )
 
     results = out / name / "run" / "results.json"
     _stage(6, "results", str(results))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import import_module
 
 import gymnasium as gym
@@ -12,8 +12,13 @@ from imaginebench.errors import UserInputError
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 from imaginebench.levels import resolve_level
 
-
-DOMAIN_MODULES: dict[str, str] = {"BabyAI-v0": "imaginebench.envs.babyai", "Ball-v0": "imaginebench.envs.clevr", "MetaWorld-v0": "imaginebench.envs.metaworld", "Mujoco-v0": "imaginebench.envs.halfcheetah", "Libero-v0": "imaginebench.envs.libero"}
+DOMAIN_MODULES: dict[str, str] = {
+    "BabyAI-v0": "imaginebench.envs.babyai",
+    "Ball-v0": "imaginebench.envs.clevr",
+    "MetaWorld-v0": "imaginebench.envs.metaworld",
+    "Mujoco-v0": "imaginebench.envs.halfcheetah",
+    "Libero-v0": "imaginebench.envs.libero",
+}
 """env id → module defining ``DOMAIN``; imported on first use so unused simulators never load."""
 
 
@@ -27,13 +32,15 @@ def env_ids() -> list[str]:
     return sorted(DOMAIN_MODULES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _encoder(model: str, pooling: str) -> InstructionEncoder:
     return InstructionEncoder(model, pooling)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=None)
-def instruction_table(env_id: str, level: str, encoder: str = DEFAULT_ENCODER, pooling: str = "mean") -> InstructionTable:
+@cache
+def instruction_table(
+    env_id: str, level: str, encoder: str = DEFAULT_ENCODER, pooling: str = "mean"
+) -> InstructionTable:
     """Every instruction of a level, encoded once per process (and cached on disk by the encoder)."""
     domain = get_domain(env_id)
     return InstructionTable.build(domain.instruction_texts(resolve_level(level)), _encoder(encoder, pooling))
@@ -81,4 +88,6 @@ def register_gymnasium_envs() -> None:
     for env_id in env_ids():
         gym_id = f"imaginebench/{env_id}"
         if gym_id not in gym.registry:
-            gym.register(gym_id, entry_point=make, kwargs={"env_id": env_id}, additional_wrappers=(DatasetAccess.wrapper_spec(),))
+            gym.register(
+                gym_id, entry_point=make, kwargs={"env_id": env_id}, additional_wrappers=(DatasetAccess.wrapper_spec(),)
+            )

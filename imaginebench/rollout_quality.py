@@ -34,7 +34,6 @@ from imaginebench.envs.base import ImagineBenchEnv
 from imaginebench.registry import make
 from imaginebench.storage import atomic_write_text
 
-
 RolloutCheck = Literal["goal", "transitions", "legal"]
 ROLLOUT_CHECKS: tuple[str, ...] = ("goal", "transitions", "legal")
 
@@ -63,21 +62,34 @@ def check_rollouts(dataset: EpisodeDataset, progress: bool = False) -> list[Roll
     episode_ids = steps["episode_id"]
     state, next_state, action = steps["state"].numpy(), steps["next_state"].numpy(), steps["action"].numpy()
     results = []
-    for start, end in tqdm(episode_row_ranges(steps), desc=f"check {metadata['env_id']} {metadata['level']}", unit="rollout", disable=not progress):
+    for start, end in tqdm(
+        episode_row_ranges(steps),
+        desc=f"check {metadata['env_id']} {metadata['level']}",
+        unit="rollout",
+        disable=not progress,
+    ):
         episode_id = int(episode_ids[start])
         task = dataset.tasks[int(steps["task_id"][start])]
         states, actions = np.concatenate([state[start:end], next_state[end - 1 : end]]), action[start:end]
         observation, info = env.reset(seed=episode_seed(seed, episode_id), options={"task": task})
         instruction = dataset.instruction_texts[int(steps["instruction_id"][start])]
         if _differs(env, observation["state"], states[0]) or info["instruction"] != instruction:
-            raise DatasetError(f"{where}: episode {episode_id} does not start where seed {seed} puts it, so it cannot be replayed")
+            raise DatasetError(
+                f"{where}: episode {episode_id} does not start where seed {seed} puts it, so it cannot be replayed"
+            )
         goal_consistent = bool(env.success_flags(states).any())
         per_state = [env.state_violations(s) for s in states]
         violations = [reason for reasons in per_state[1:] for reason in reasons]
         illegal = sum(bool(reasons) for reasons in per_state[1:])
         drift = drift_errors(env, states, actions)
-        one_step = one_step_errors(env, states, actions, [not reasons for reasons in per_state]) if env.state_determines_simulator else None
-        results.append(RolloutChecks(episode_id, task, end - start, goal_consistent, one_step, drift, illegal, violations))
+        one_step = (
+            one_step_errors(env, states, actions, [not reasons for reasons in per_state])
+            if env.state_determines_simulator
+            else None
+        )
+        results.append(
+            RolloutChecks(episode_id, task, end - start, goal_consistent, one_step, drift, illegal, violations)
+        )
     env.close()
     return results
 
@@ -136,12 +148,20 @@ def quality_report(dataset: EpisodeDataset, progress: bool = False) -> dict[str,
     if dataset.num_steps == 0:
         raise DatasetError(f"{dataset.path or 'dataset'}: has no episodes, so there is no quality to report")
     checks = check_rollouts(dataset, progress)
-    per_task = {task: summarize([c for c in checks if c.task == task]) for task in dataset.tasks if any(c.task == task for c in checks)}
+    per_task = {
+        task: summarize([c for c in checks if c.task == task])
+        for task in dataset.tasks
+        if any(c.task == task for c in checks)
+    }
     return {
-        "env_id": dataset.metadata["env_id"], "level": dataset.metadata["level"], "source": dataset.source,
-        "path": str(dataset.path), "overall": summarize(checks), "per_task": per_task,
+        "env_id": dataset.metadata["env_id"],
+        "level": dataset.metadata["level"],
+        "source": dataset.source,
+        "path": str(dataset.path),
+        "overall": summarize(checks),
+        "per_task": per_task,
         "rollouts": [asdict(c) for c in checks],
-    }  # fmt: skip
+    }
 
 
 def format_quality_table(reports: list[dict[str, Any]]) -> str:

@@ -39,7 +39,9 @@ def read_imagination_settings(path: Path) -> dict[str, int | float]:
     """``rollouts`` (>= 1), ``seed`` (>= 0) and ``temperature`` (>= 0) from ``path``, checked before any data
     are imagined: a typo must fail in one line naming the file and field, not after an hour of generation."""
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: missing; a shipped {CHECKPOINT_FILE} needs it: {{\"rollouts\": N, \"seed\": S, \"temperature\": T}}")
+        raise FileNotFoundError(
+            f'{path}: missing; a shipped {CHECKPOINT_FILE} needs it: {{"rollouts": N, "seed": S, "temperature": T}}'
+        )
     try:
         settings = json.loads(path.read_text())
     except json.JSONDecodeError as error:
@@ -94,7 +96,18 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
         f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
         flush=True,
     )
-    return imagine(model.checkpoint, env_id, level, model.rollouts, out, seed=model.seed, temperature=model.temperature, device="cpu", progress=True, wait=True)
+    return imagine(
+        model.checkpoint,
+        env_id,
+        level,
+        model.rollouts,
+        out,
+        seed=model.seed,
+        temperature=model.temperature,
+        device="cpu",
+        progress=True,
+        wait=True,
+    )
 
 
 def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None = None) -> Path:
@@ -104,7 +117,11 @@ def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None =
     if path is None:
         own, shipped = imaginary_candidates(env_id, level, data_dir)
         checkpoint = shipped_checkpoint(env_id)
-        model = f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}" if checkpoint.is_file() else f"no shipped model at {checkpoint}"
+        model = (
+            f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}"
+            if checkpoint.is_file()
+            else f"no shipped model at {checkpoint}"
+        )
         raise UserInputError(
             f"no imaginary data of {env_id} level {level!r} at {own} or {shipped} ({model}); make it with "
             f"`imaginebench imagine --checkpoint CKPT --env {env_id} --level {level} --rollouts N --out {own}`"

@@ -21,9 +21,18 @@ from imaginebench.env_spec import EnvSpec
 from modules.base import OfflineRLModule
 from modules.bc import penalized_cross_entropy
 from modules.networks import (
-    ACTION, HIDDEN_SIZES, OBSERVATION, Activation, MLPEnsemble, TargetNetworks, TwoInputMLP, mlp, observation,
-    observation_dim, policy_input,
-)  # fmt: skip
+    ACTION,
+    HIDDEN_SIZES,
+    OBSERVATION,
+    Activation,
+    MLPEnsemble,
+    TargetNetworks,
+    TwoInputMLP,
+    mlp,
+    observation,
+    observation_dim,
+    policy_input,
+)
 
 KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
     "discrete": {"lr": 3e-4, "target_update_interval": 500},
@@ -59,7 +68,9 @@ class ActionVAE(nn.Module):
 class Perturbation(nn.Module):
     """ξ_φ(s, a, Φ): moves a generated action by at most ``flexibility · bound`` per dimension."""
 
-    def __init__(self, spec: EnvSpec, flexibility: float, hidden_sizes: tuple[int, ...], activation: Activation) -> None:
+    def __init__(
+        self, spec: EnvSpec, flexibility: float, hidden_sizes: tuple[int, ...], activation: Activation
+    ) -> None:
         super().__init__()
         self.bound, self.flexibility = spec.action_bound, flexibility
         self.net = TwoInputMLP(observation_dim(spec), spec.action_dim, spec.action_dim, hidden_sizes, activation)
@@ -100,7 +111,9 @@ class DiscreteBCQPolicy(nn.Module):
         self.q_network, self.imitation, self.threshold = q_network, imitation, threshold
 
     def forward(self, obs: Tensor) -> Tensor:
-        return self.q_network(obs).masked_fill(~supported(self.imitation(obs), self.threshold), float("-inf")).argmax(-1)
+        return (
+            self.q_network(obs).masked_fill(~supported(self.imitation(obs), self.threshold), float("-inf")).argmax(-1)
+        )
 
 
 class BCQ(OfflineRLModule):
@@ -157,14 +170,22 @@ class BCQ(OfflineRLModule):
             self.critics = MLPEnsemble(2, obs_dim, spec.action_dim, 1, hidden_sizes, activation)
             selector = self.selector = ContinuousBCQPolicy(self.vae, self.perturbation, self.critics, num_candidates)
             self.targets = TargetNetworks(perturbation=self.perturbation, critics=self.critics)
-        self.policy = TensorDictSequential(policy_input(), TensorDictModule(selector, in_keys=[OBSERVATION], out_keys=[ACTION]))
+        self.policy = TensorDictSequential(
+            policy_input(), TensorDictModule(selector, in_keys=[OBSERVATION], out_keys=[ACTION])
+        )
         if self.hparams.target_update_interval > 0:
-            self.target_updater = HardUpdate(self.targets, value_network_update_interval=self.hparams.target_update_interval - 1)
+            self.target_updater = HardUpdate(
+                self.targets, value_network_update_interval=self.hparams.target_update_interval - 1
+            )
         else:
             self.target_updater = SoftUpdate(self.targets, tau=tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
-        networks = [self.q_network, self.imitation] if self.env_spec.is_discrete else [self.vae, self.perturbation, self.critics]
+        networks = (
+            [self.q_network, self.imitation]
+            if self.env_spec.is_discrete
+            else [self.vae, self.perturbation, self.critics]
+        )
         return [{"params": [p for network in networks for p in network.parameters()], "lr": self.hparams.lr}]
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
@@ -178,7 +199,9 @@ class BCQ(OfflineRLModule):
     def _discrete_losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
         obs, next_obs, action = observation(batch), observation(batch, ("next",)), batch["action"]
         with torch.no_grad():
-            next_q = self.q_network(next_obs).masked_fill(~supported(self.imitation(next_obs), self.hparams.action_threshold), float("-inf"))
+            next_q = self.q_network(next_obs).masked_fill(
+                ~supported(self.imitation(next_obs), self.hparams.action_threshold), float("-inf")
+            )
             next_action = next_q.argmax(-1, keepdim=True)
             with self.targets.target("q_network"):
                 next_value = self.q_network(next_obs).gather(-1, next_action)
@@ -186,7 +209,9 @@ class BCQ(OfflineRLModule):
         q_taken = self.q_network(obs).gather(-1, action.unsqueeze(-1))
         return {
             "loss_qvalue": F.smooth_l1_loss(q_taken, target, reduction="none").squeeze(-1),
-            "loss_imitation": penalized_cross_entropy(self.imitation(obs), action, self.hparams.imitation_logit_penalty),
+            "loss_imitation": penalized_cross_entropy(
+                self.imitation(obs), action, self.hparams.imitation_logit_penalty
+            ),
         }
 
     def _continuous_losses(self, batch: TensorDictBase) -> dict[str, Tensor]:

@@ -16,8 +16,15 @@ from torchrl.objectives import SoftUpdate
 
 from modules.base import OfflineRLModule
 from modules.networks import (
-    HIDDEN_SIZES, POLICY_INPUT_KEYS, Activation, MLPEnsemble, TargetNetworks, observation, observation_dim, tanh_normal_actor,
-)  # fmt: skip
+    HIDDEN_SIZES,
+    POLICY_INPUT_KEYS,
+    Activation,
+    MLPEnsemble,
+    TargetNetworks,
+    observation,
+    observation_dim,
+    tanh_normal_actor,
+)
 
 
 class COMBO(OfflineRLModule):
@@ -66,7 +73,14 @@ class COMBO(OfflineRLModule):
             raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
         self.policy = self.actor = tanh_normal_actor(spec, hidden_sizes, activation)
         self.critics = MLPEnsemble(2, observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation)
-        self.dynamics = MLPEnsemble(num_dynamics_models, observation_dim(spec), spec.action_dim, 2 * (spec.state_dim + 1), hidden_sizes, activation)
+        self.dynamics = MLPEnsemble(
+            num_dynamics_models,
+            observation_dim(spec),
+            spec.action_dim,
+            2 * (spec.state_dim + 1),
+            hidden_sizes,
+            activation,
+        )
         self.log_alpha = nn.Parameter(torch.zeros(()))
         self.targets = TargetNetworks(critics=self.critics)
         self.target_updater = SoftUpdate(self.targets, tau=tau)
@@ -107,7 +121,10 @@ class COMBO(OfflineRLModule):
             action, _ = self.sample_actions(step)
             mean, log_std = self.predict(observation(step), action)
             sample = (mean + log_std.exp() * torch.randn_like(mean))[members, rows]
-            next_step = TensorDict({"state": step["state"] + sample[:, :-1], "instruction_embedding": step["instruction_embedding"]}, step.shape)
+            next_step = TensorDict(
+                {"state": step["state"] + sample[:, :-1], "instruction_embedding": step["instruction_embedding"]},
+                step.shape,
+            )
             transition = step.set("action", action).set("next", next_step.set("reward", sample[:, -1:]))
             step = next_step.exclude("reward")
         terminated = torch.zeros(*step.shape, 1, dtype=torch.bool, device=batch.device)
@@ -129,7 +146,9 @@ class COMBO(OfflineRLModule):
             next_action, next_log_prob = self.sample_actions(mixed["next"])
             next_q = self.critics(observation(mixed, ("next",)), next_action).min(0).values.squeeze(-1)
             not_terminated = (~mixed["next", "terminated"]).float().squeeze(-1)
-            target = mixed["next", "reward"].squeeze(-1) + self.hparams.gamma * not_terminated * (next_q - alpha * next_log_prob)
+            target = mixed["next", "reward"].squeeze(-1) + self.hparams.gamma * not_terminated * (
+                next_q - alpha * next_log_prob
+            )
         loss_qvalue = mix((self.critics(obs, mixed["action"]).squeeze(-1) - target).pow(2).sum(0))
 
         # Eq. 2's regulariser: log-sum-exp of Q over uniform and policy actions at the mixed states,
@@ -138,7 +157,9 @@ class COMBO(OfflineRLModule):
         with torch.no_grad():
             policy_action, policy_log_prob = self.sample_actions(mixed, samples)  # (n, 2B, A), (n, 2B)
         uniform_action = torch.empty_like(policy_action).uniform_(-bound, bound)
-        log_density = torch.cat([torch.full_like(policy_log_prob, -self.env_spec.action_dim * math.log(2 * bound)), policy_log_prob])
+        log_density = torch.cat(
+            [torch.full_like(policy_log_prob, -self.env_spec.action_dim * math.log(2 * bound)), policy_log_prob]
+        )
         q_proposals = self.critics(obs, torch.cat([uniform_action, policy_action])).squeeze(-1)  # (critics, 2n, 2B)
         push_down = torch.logsumexp(q_proposals - log_density, dim=1) - math.log(2 * samples)  # (critics, 2B)
         push_up = self.critics(observation(batch), batch["action"]).squeeze(-1)  # (critics, B)

@@ -8,12 +8,20 @@ from typing import Any
 
 import torch
 from tensordict import TensorDictBase
-from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
 from torchrl.envs.utils import ExplorationType, set_exploration_type
+from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
 from torchrl.objectives.value import TD0Estimator
 
 from modules.base import OfflineRLModule
-from modules.networks import HIDDEN_SIZES, Activation, action_spec, observation, q_critic, q_value_actor, tanh_normal_actor
+from modules.networks import (
+    HIDDEN_SIZES,
+    Activation,
+    action_spec,
+    observation,
+    q_critic,
+    q_value_actor,
+    tanh_normal_actor,
+)
 
 KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
     "discrete": {"conservative_weight": 10.0, "target_update_interval": 500},
@@ -60,12 +68,16 @@ class PerStateCQLLoss(CQLLoss):
             return action, dist.log_prob(action)
 
     def cql_loss(self, tensordict: TensorDictBase) -> tuple[torch.Tensor, dict]:
-        pred_q = torch.cat([tensordict.get(self.tensor_keys.pred_q1), tensordict.get(self.tensor_keys.pred_q2)], -1).T  # (2, B)
+        pred_q = torch.cat(
+            [tensordict.get(self.tensor_keys.pred_q1), tensordict.get(self.tensor_keys.pred_q2)], -1
+        ).T  # (2, B)
         with torch.no_grad():
             current_action, current_log_prob = self._policy_proposals(tensordict)
             next_action, next_log_prob = self._policy_proposals(tensordict.get("next"))
         random_action = torch.empty_like(current_action).uniform_(-self.action_bound, self.action_bound)
-        random_log_density = torch.full_like(current_log_prob, -current_action.shape[-1] * math.log(2 * self.action_bound))
+        random_log_density = torch.full_like(
+            current_log_prob, -current_action.shape[-1] * math.log(2 * self.action_bound)
+        )
         actions = torch.cat([random_action, current_action, next_action])  # (3N, B, A)
         obs, critic = observation(tensordict), self.qvalue_network[-1].module  # a TwoInputMLP: obs broadcasts
         q_per_critic = []
@@ -136,13 +148,20 @@ class CQL(OfflineRLModule):
             critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
             # min_q_weight 1: the conservative weight is applied in training_step for both kinds.
             self.loss = PerStateCQLLoss(
-                self.policy, critics, action_spec=action_spec(self.env_spec), loss_function="l2",
-                min_q_weight=1.0, num_random=num_action_samples, action_bound=self.env_spec.action_bound,
-            )  # fmt: skip
+                self.policy,
+                critics,
+                action_spec=action_spec(self.env_spec),
+                loss_function="l2",
+                min_q_weight=1.0,
+                num_random=num_action_samples,
+                action_bound=self.env_spec.action_bound,
+            )
             self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         if self.hparams.target_update_interval > 0:
             # HardUpdate copies on the step after its counter reaches the interval.
-            self.target_updater = HardUpdate(self.loss, value_network_update_interval=self.hparams.target_update_interval - 1)
+            self.target_updater = HardUpdate(
+                self.loss, value_network_update_interval=self.hparams.target_update_interval - 1
+            )
         else:
             self.target_updater = SoftUpdate(self.loss, tau=tau)
 

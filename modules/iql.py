@@ -10,8 +10,14 @@ from torchrl.objectives import DiscreteIQLLoss, IQLLoss, SoftUpdate, ValueEstima
 
 from modules.base import OfflineRLModule
 from modules.networks import (
-    HIDDEN_SIZES, Activation, categorical_actor, discrete_q_critic, gaussian_actor, q_critic, state_value,
-)  # fmt: skip
+    HIDDEN_SIZES,
+    Activation,
+    categorical_actor,
+    discrete_q_critic,
+    gaussian_actor,
+    q_critic,
+    state_value,
+)
 
 
 class IQL(OfflineRLModule):
@@ -44,9 +50,18 @@ class IQL(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        critics = [(discrete_q_critic if self.env_spec.is_discrete else q_critic)(self.env_spec, hidden_sizes, activation) for _ in range(2)]
+        critics = [
+            (discrete_q_critic if self.env_spec.is_discrete else q_critic)(self.env_spec, hidden_sizes, activation)
+            for _ in range(2)
+        ]
         value = state_value(self.env_spec, hidden_sizes, activation)
-        options = {"loss_function": "l2", "expectile": expectile, "temperature": temperature, "reduction": "none", "scalar_output_mode": "exclude"}
+        options = {
+            "loss_function": "l2",
+            "expectile": expectile,
+            "temperature": temperature,
+            "reduction": "none",
+            "scalar_output_mode": "exclude",
+        }
         if self.env_spec.is_discrete:
             self.policy = categorical_actor(self.env_spec, hidden_sizes, activation)
             self.loss = DiscreteIQLLoss(self.policy, critics, value, action_space="categorical", **options)

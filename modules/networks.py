@@ -17,8 +17,16 @@ from tensordict import TensorDictBase
 from tensordict.nn import AddStateIndependentNormalScale, NormalParamExtractor, TensorDictModule, TensorDictSequential
 from torch import nn
 from torchrl.data import Bounded, Categorical
+from torchrl.modules import (
+    MLP,
+    IndependentNormal,
+    ProbabilisticActor,
+    QValueActor,
+    TanhModule,
+    TanhNormal,
+    ValueOperator,
+)
 from torchrl.objectives import LossModule
-from torchrl.modules import MLP, IndependentNormal, ProbabilisticActor, QValueActor, TanhModule, TanhNormal, ValueOperator
 
 from imaginebench.env_spec import EnvSpec
 
@@ -106,7 +114,9 @@ def tanh_normal_actor(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> ProbabilisticActor:
     """Squashed Gaussian policy (SAC/CQL); the deterministic action is ``bound · tanh(loc)``."""
-    net = nn.Sequential(mlp(observation_dim(spec), 2 * spec.action_dim, hidden_sizes, activation), NormalParamExtractor())
+    net = nn.Sequential(
+        mlp(observation_dim(spec), 2 * spec.action_dim, hidden_sizes, activation), NormalParamExtractor()
+    )
     body = TensorDictSequential(policy_input(), TensorDictModule(net, in_keys=[OBSERVATION], out_keys=["loc", "scale"]))
     return ProbabilisticActor(
         body,
@@ -131,7 +141,9 @@ def gaussian_actor(
         TanhModule(in_keys=["loc"], low=-spec.action_bound, high=spec.action_bound),
         TensorDictModule(AddStateIndependentNormalScale(spec.action_dim), in_keys=["loc"], out_keys=["loc", "scale"]),
     )
-    return ProbabilisticActor(body, in_keys=["loc", "scale"], spec=action_spec(spec), distribution_class=IndependentNormal)
+    return ProbabilisticActor(
+        body, in_keys=["loc", "scale"], spec=action_spec(spec), distribution_class=IndependentNormal
+    )
 
 
 class TwoInputMLP(nn.Module):
@@ -146,9 +158,13 @@ class TwoInputMLP(nn.Module):
     against d3rlpy's 0.56 before this)."""
 
     def __init__(
-        self, x_features: int, y_features: int, out_features: int,
-        hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu",
-    ) -> None:  # fmt: skip
+        self,
+        x_features: int,
+        y_features: int,
+        out_features: int,
+        hidden_sizes: Sequence[int] = HIDDEN_SIZES,
+        activation: Activation = "relu",
+    ) -> None:
         super().__init__()
         self.x_layer = nn.Linear(x_features, hidden_sizes[0])
         self.y_layer = nn.Linear(y_features, hidden_sizes[0], bias=False)
@@ -204,11 +220,18 @@ class MLPEnsemble(nn.Module):
     on a CPU gain nothing from vmap."""
 
     def __init__(
-        self, members: int, x_features: int, y_features: int, out_features: int,
-        hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu",
-    ) -> None:  # fmt: skip
+        self,
+        members: int,
+        x_features: int,
+        y_features: int,
+        out_features: int,
+        hidden_sizes: Sequence[int] = HIDDEN_SIZES,
+        activation: Activation = "relu",
+    ) -> None:
         super().__init__()
-        self.members = nn.ModuleList(TwoInputMLP(x_features, y_features, out_features, hidden_sizes, activation) for _ in range(members))
+        self.members = nn.ModuleList(
+            TwoInputMLP(x_features, y_features, out_features, hidden_sizes, activation) for _ in range(members)
+        )
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.stack([member(x, y) for member in self.members])

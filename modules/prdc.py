@@ -57,11 +57,25 @@ class PRDC(TD3BC):
         normalize_states: bool | None = None,
     ) -> None:
         super().__init__(
-            env_spec, gamma, alpha, actor_lr, critic_lr, tau, policy_noise, noise_clip,
-            actor_update_interval, hidden_sizes, activation, normalize_states,
-        )  # fmt: skip
+            env_spec,
+            gamma,
+            alpha,
+            actor_lr,
+            critic_lr,
+            tau,
+            policy_noise,
+            noise_clip,
+            actor_update_interval,
+            hidden_sizes,
+            activation,
+            normalize_states,
+        )
         self.save_hyperparameters()
-        self.register_buffer("dataset_keys", torch.empty(0, self.env_spec.state_dim + self.env_spec.embedding_dim + self.env_spec.action_dim), persistent=False)
+        self.register_buffer(
+            "dataset_keys",
+            torch.empty(0, self.env_spec.state_dim + self.env_spec.embedding_dim + self.env_spec.action_dim),
+            persistent=False,
+        )
 
     def setup(self, stage: str) -> None:
         super().setup(stage)  # normalisation statistics first: the keys use them
@@ -73,7 +87,9 @@ class PRDC(TD3BC):
 
     def index_dataset(self, transitions: TensorDictBase) -> None:
         """Keys ``(β·observation, action)`` of every transition the policy may imitate."""
-        self.dataset_keys = torch.cat([self.hparams.beta * observation(transitions), transitions["action"]], -1).to(self.dataset_keys)
+        self.dataset_keys = torch.cat([self.hparams.beta * observation(transitions), transitions["action"]], -1).to(
+            self.dataset_keys
+        )
 
     def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
         if self.dataset_keys.shape[0] == 0:
@@ -87,4 +103,7 @@ class PRDC(TD3BC):
             query = torch.cat([self.hparams.beta * observation(batch), action], -1)
             neighbour_action = self.dataset_keys[nearest_rows(query, self.dataset_keys), -self.env_spec.action_dim :]
         loss_dataset_constraint = (action - neighbour_action).pow(2).mean()
-        return -lmbd * q_value.mean() + loss_dataset_constraint, {"loss_dataset_constraint": loss_dataset_constraint, "lmbd": lmbd}
+        return -lmbd * q_value.mean() + loss_dataset_constraint, {
+            "loss_dataset_constraint": loss_dataset_constraint,
+            "lmbd": lmbd,
+        }

@@ -47,9 +47,14 @@ class TD3BC(OfflineRLModule):
         self.policy = self.actor = deterministic_actor(self.env_spec, hidden_sizes, activation)
         critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
         self.loss = TD3BCLoss(
-            self.actor, critics, action_spec=action_spec(self.env_spec), alpha=alpha, loss_function="l2",
-            policy_noise=policy_noise * self.env_spec.action_bound, noise_clip=noise_clip * self.env_spec.action_bound,
-        )  # fmt: skip
+            self.actor,
+            critics,
+            action_spec=action_spec(self.env_spec),
+            alpha=alpha,
+            loss_function="l2",
+            policy_noise=policy_noise * self.env_spec.action_bound,
+            noise_clip=noise_clip * self.env_spec.action_bound,
+        )
         self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         self.target_updater = SoftUpdate(self.loss, tau=tau)
 

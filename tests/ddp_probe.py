@@ -13,4 +13,7 @@ class FirstBatchProbe(pl.Callback):
     def on_train_batch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch, batch_idx: int) -> None:
         if trainer.global_step == 0:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            torch.save({"state": batch["state"].cpu(), "world_size": trainer.world_size}, self.out_dir / f"rank{trainer.global_rank}.pt")
+            torch.save(
+                {"state": batch["state"].cpu(), "world_size": trainer.world_size},
+                self.out_dir / f"rank{trainer.global_rank}.pt",
+            )

@@ -19,7 +19,9 @@ TINY = {"hidden_size": 32, "num_layers": 2, "num_heads": 2, "intermediate_size":
 @pytest.fixture(scope="session")
 def babyai_real(tmp_path_factory) -> Path:
     """40 expert episodes of the BabyAI train tasks (well under a second to collect)."""
-    return collect("BabyAI-v0", "train", 40, tmp_path_factory.mktemp("grounding") / "real-train", seed=3, progress=False)
+    return collect(
+        "BabyAI-v0", "train", 40, tmp_path_factory.mktemp("grounding") / "real-train", seed=3, progress=False
+    )
 
 
 @pytest.fixture(scope="session")
@@ -46,8 +48,16 @@ def tiny_module(datamodule: GroundingDataModule, **overrides) -> GroundingModule
 def fit_tiny(tmp_path, babyai_real, **module_options) -> tuple[GroundingModule, str, object]:
     datamodule = tiny_datamodule(babyai_real)
     module = tiny_module(datamodule, **module_options)
-    trainer = Trainer(max_steps=3, default_root_dir=tmp_path, logger=False, enable_progress_bar=False, enable_model_summary=False,
-                      limit_val_batches=1, num_sanity_val_steps=0, accelerator="cpu")  # fmt: skip
+    trainer = Trainer(
+        max_steps=3,
+        default_root_dir=tmp_path,
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        limit_val_batches=1,
+        num_sanity_val_steps=0,
+        accelerator="cpu",
+    )
     trainer.fit(module, datamodule)
     path = str(tmp_path / "grounded.ckpt")
     trainer.save_checkpoint(path)

@@ -46,13 +46,20 @@ def synthetic_dataset(
     last[lengths_t.cumsum(0) - 1] = True
     steps = TensorDict(
         {
-            "state": state, "next_state": state + 1, "action": torch.randint(0, NUM_ACTIONS, (n,), generator=gen),
-            "reward": last.float(), "terminated": last.clone(), "truncated": torch.zeros(n, dtype=torch.bool),
-            "success": last.clone(), "episode_id": episode_id, "step": step,
-            "task_id": episode_id % 2, "instruction_id": episode_id % 3,
+            "state": state,
+            "next_state": state + 1,
+            "action": torch.randint(0, NUM_ACTIONS, (n,), generator=gen),
+            "reward": last.float(),
+            "terminated": last.clone(),
+            "truncated": torch.zeros(n, dtype=torch.bool),
+            "success": last.clone(),
+            "episode_id": episode_id,
+            "step": step,
+            "task_id": episode_id % 2,
+            "instruction_id": episode_id % 3,
         },
         batch_size=[n],
-    )  # fmt: skip
+    )
     tasks = TASKS[source]
     texts = [f"{source} instruction {i}" for i in range(3)]
     return EpisodeDataset(
@@ -60,10 +67,19 @@ def synthetic_dataset(
         texts,
         torch.randn(3, embedding_dim, generator=gen),
         {
-            "env_id": ENV_ID, "level": "train", "source": source, "encoder_id": InstructionEncoder().encoder_id,
-            "embedding_dim": embedding_dim, "state_dim": state_dim, "action_kind": "discrete",
-            "num_actions": NUM_ACTIONS, "tasks": tasks, "produced_by": {}, "counts": {}, **metadata,
-        },  # fmt: skip
+            "env_id": ENV_ID,
+            "level": "train",
+            "source": source,
+            "encoder_id": InstructionEncoder().encoder_id,
+            "embedding_dim": embedding_dim,
+            "state_dim": state_dim,
+            "action_kind": "discrete",
+            "num_actions": NUM_ACTIONS,
+            "tasks": tasks,
+            "produced_by": {},
+            "counts": {},
+            **metadata,
+        },
     )
 
 

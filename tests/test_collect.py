@@ -23,7 +23,9 @@ def test_collect_is_deterministic_and_balanced_over_tasks(tmp_path):
 
 
 def test_interrupted_collect_resumes_to_the_same_dataset(tmp_path, monkeypatch):
-    reference = load_episodes(collect("BabyAI-v0", "easy", 6, tmp_path / "ref", seed=1, shard_episodes=2, progress=False))
+    reference = load_episodes(
+        collect("BabyAI-v0", "easy", 6, tmp_path / "ref", seed=1, shard_episodes=2, progress=False)
+    )
     real_run = collect_module.run_expert_episodes
     calls = []
 
@@ -66,10 +68,21 @@ def test_help_lists_every_subcommand():
 
 
 def test_collect_command_writes_a_dataset_and_reports_success(tmp_path):
-    result = run_cli("collect", "--env", "BabyAI-v0", "--level", "train", "--episodes", "4", "--out", str(tmp_path / "ds"), "--seed", "2")
+    result = run_cli(
+        "collect",
+        "--env",
+        "BabyAI-v0",
+        "--level",
+        "train",
+        "--episodes",
+        "4",
+        "--out",
+        str(tmp_path / "ds"),
+        "--seed",
+        "2",
+    )
     assert result.returncode == 0, result.stderr
     assert "wrote 4 episodes" in result.stdout and "PutNext" in result.stdout
     assert load_episodes(tmp_path / "ds").metadata["produced_by"]["config"]["seed"] == 2
     again = run_cli("collect", "--env", "BabyAI-v0", "--episodes", "4", "--out", str(tmp_path / "ds"))
     assert again.returncode != 0 and "already exists" in again.stderr
-

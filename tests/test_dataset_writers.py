@@ -25,7 +25,9 @@ with exclusive_lock(sys.argv[1]):
 
 def hold_lock(path, seconds: float) -> subprocess.Popen:
     """Another process that writes ``path`` (holds its lock) for ``seconds``."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), str(seconds)], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline().strip() == "holding"
     return holder
 

@@ -41,28 +41,68 @@ def test_a_few_hundred_sac_updates_raise_the_return():
 
 
 def test_relabelling_pays_each_skill_its_own_reward():
-    batch = TensorDict({"observation": torch.zeros(4, 3), "action": torch.zeros(4, 1), "next_observation": torch.ones(4, 3),
-                        "rewards": torch.arange(8.0).reshape(4, 2), "terminated": torch.zeros(4, 1, dtype=torch.bool)}, batch_size=[4])  # fmt: skip
+    batch = TensorDict(
+        {
+            "observation": torch.zeros(4, 3),
+            "action": torch.zeros(4, 1),
+            "next_observation": torch.ones(4, 3),
+            "rewards": torch.arange(8.0).reshape(4, 2),
+            "terminated": torch.zeros(4, 1, dtype=torch.bool),
+        },
+        batch_size=[4],
+    )
     out = relabelled(batch, 2)
     assert out.batch_size == torch.Size([8])
     assert out["next", "reward"].flatten().tolist() == [0.0, 2.0, 4.0, 6.0, 1.0, 3.0, 5.0, 7.0]
-    assert out["observation"][:4, 3:].tolist() == [[1.0, 0.0]] * 4 and out["next", "observation"][4:, 3:].tolist() == [[0.0, 1.0]] * 4
+    assert (
+        out["observation"][:4, 3:].tolist() == [[1.0, 0.0]] * 4
+        and out["next", "observation"][4:, 3:].tolist() == [[0.0, 1.0]] * 4
+    )
 
 
 def test_experts_train_writes_a_checkpoint_with_its_command(tmp_path):
     pytest.importorskip("mujoco")
     out = tmp_path / "skills.pt"
-    experts_main(["train", "--env", "Mujoco-v0", "--skills", "run-forward,jump-forward", "--seed", "3", "--steps", "60", "--warmup", "50", "--eval-episodes", "1", "--out", str(out)])
+    experts_main(
+        [
+            "train",
+            "--env",
+            "Mujoco-v0",
+            "--skills",
+            "run-forward,jump-forward",
+            "--seed",
+            "3",
+            "--steps",
+            "60",
+            "--warmup",
+            "50",
+            "--eval-episodes",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     policy = load_policy(out)
-    assert policy.info["seed"] == 3 and policy.info["steps_done"] == 60 and policy.info["skills"] == ["run-forward", "jump-forward"]
-    assert policy.info["command"].startswith("imaginebench experts train --env Mujoco-v0 --skills run-forward,jump-forward")
+    assert (
+        policy.info["seed"] == 3
+        and policy.info["steps_done"] == 60
+        and policy.info["skills"] == ["run-forward", "jump-forward"]
+    )
+    assert policy.info["command"].startswith(
+        "imaginebench experts train --env Mujoco-v0 --skills run-forward,jump-forward"
+    )
     action = policy(np.zeros(18), skill=1)
     assert action.shape == (6,) and np.all(np.abs(action) <= 1.0)
 
 
 @pytest.mark.parametrize(
     "argv, message",
-    [(["--env", "Nope-v0"], "--env"), (["--env", "BabyAI-v0"], "--env"), (["--env", "Mujoco-v0", "--skills", "fly"], "--skills"), (["--env", "Mujoco-v0", "--steps", "10"], "--warmup")],
+    [
+        (["--env", "Nope-v0"], "--env"),
+        (["--env", "BabyAI-v0"], "--env"),
+        (["--env", "Mujoco-v0", "--skills", "fly"], "--skills"),
+        (["--env", "Mujoco-v0", "--steps", "10"], "--warmup"),
+    ],
 )
 def test_bad_options_are_named(argv, message):
     with pytest.raises(SystemExit, match=message):

@@ -13,15 +13,31 @@ from imaginebench.registry import make
 
 
 def test_imagined_dataset_validates_and_records_its_provenance(tmp_path, grounded_checkpoint):
-    out = imagine(grounded_checkpoint, "BabyAI-v0", "easy", 10, tmp_path / "easy", seed=4, batch_size=4, shard_episodes=4, progress=False)
+    out = imagine(
+        grounded_checkpoint,
+        "BabyAI-v0",
+        "easy",
+        10,
+        tmp_path / "easy",
+        seed=4,
+        batch_size=4,
+        shard_episodes=4,
+        progress=False,
+    )
     dataset = load_episodes(out)  # validates schema, shapes, ids and contiguity
     assert dataset.source == "imaginary" and dataset.metadata["level"] == "easy"
     assert dataset.num_episodes == 10
     generator = dataset.metadata["generator"]
-    assert generator["seed"] == 4 and generator["checkpoint"] == grounded_checkpoint and len(generator["checkpoint_sha256"]) == 64
+    assert (
+        generator["seed"] == 4
+        and generator["checkpoint"] == grounded_checkpoint
+        and len(generator["checkpoint_sha256"]) == 64
+    )
     assert generator["decoding"] == "greedy" and generator["model"]["finetune"] == "lora"
-    assert dataset.counts()["per_task"] == {task: {"episodes": e, "successes": dataset.counts()["per_task"][task]["successes"]}
-                                            for task, e in zip(dataset.tasks, (3, 3, 2, 2))}  # fmt: skip  (round robin)
+    assert dataset.counts()["per_task"] == {
+        task: {"episodes": e, "successes": dataset.counts()["per_task"][task]["successes"]}
+        for task, e in zip(dataset.tasks, (3, 3, 2, 2))
+    }  # fmt: skip  (round robin)
     env = make("BabyAI-v0", "easy")
     steps = dataset.steps
     for episode in (0, 7):
@@ -34,8 +50,12 @@ def test_imagined_dataset_validates_and_records_its_provenance(tmp_path, grounde
 
 
 def test_imagination_is_reproducible_and_refuses_to_overwrite(tmp_path, grounded_checkpoint):
-    first = load_episodes(imagine(grounded_checkpoint, "BabyAI-v0", "hard", 5, tmp_path / "a", seed=1, batch_size=2, progress=False))
-    second = load_episodes(imagine(grounded_checkpoint, "BabyAI-v0", "hard", 5, tmp_path / "b", seed=1, batch_size=5, progress=False))
+    first = load_episodes(
+        imagine(grounded_checkpoint, "BabyAI-v0", "hard", 5, tmp_path / "a", seed=1, batch_size=2, progress=False)
+    )
+    second = load_episodes(
+        imagine(grounded_checkpoint, "BabyAI-v0", "hard", 5, tmp_path / "b", seed=1, batch_size=5, progress=False)
+    )
     for key in ("state", "next_state", "action", "success", "episode_id"):
         assert (first.steps[key] == second.steps[key]).all(), key
     with pytest.raises(UserInputError, match="--overwrite"):

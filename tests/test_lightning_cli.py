@@ -32,15 +32,26 @@ def tiny_config(tmp_path: Path, *extra_callbacks: dict) -> Path:
         "trainer": {
             "max_epochs": 2,
             "enable_progress_bar": False,
-            "logger": {"class_path": "lightning.pytorch.loggers.TensorBoardLogger", "init_args": {"save_dir": str(tmp_path / "runs"), "name": "tiny"}},
+            "logger": {
+                "class_path": "lightning.pytorch.loggers.TensorBoardLogger",
+                "init_args": {"save_dir": str(tmp_path / "runs"), "name": "tiny"},
+            },
             "callbacks": [
-                {"class_path": "callbacks.evaluation.SuccessRateEvaluation", "init_args": {"episodes_per_task": 2, "every_n_epochs": 1}},
+                {
+                    "class_path": "callbacks.evaluation.SuccessRateEvaluation",
+                    "init_args": {"episodes_per_task": 2, "every_n_epochs": 1},
+                },
                 {"class_path": "lightning.pytorch.callbacks.ModelCheckpoint", "init_args": {"save_last": True}},
                 *extra_callbacks,
             ],
         },
-        "data": {"collect_if_missing": 24, "batch_size": 16, "batches_per_epoch": 6, "evaluation_batches": 1,
-                 "imaginary_filter": []},  # the tiny shipped model's rollouts never reach a goal
+        "data": {
+            "collect_if_missing": 24,
+            "batch_size": 16,
+            "batches_per_epoch": 6,
+            "evaluation_batches": 1,
+            "imaginary_filter": [],
+        },  # the tiny shipped model's rollouts never reach a goal
     }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -48,15 +59,21 @@ def tiny_config(tmp_path: Path, *extra_callbacks: dict) -> Path:
 
 
 def imaginebench(*args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "imaginebench", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "imaginebench", *args], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     return result
 
 
 @pytest.mark.parametrize("algo", ["bc", "cql", "bcq", "iql"])
 def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, tiny_imaginary_data_root, algo):
-    result = imaginebench("fit", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)))
-    assert (tiny_imaginary_data_root / "BabyAI-v0" / "real-train" / "metadata.json").is_file()  # data.real_levels [train]
+    result = imaginebench(
+        "fit", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path))
+    )
+    assert (
+        tiny_imaginary_data_root / "BabyAI-v0" / "real-train" / "metadata.json"
+    ).is_file()  # data.real_levels [train]
     run_dir = tmp_path / "runs" / "tiny" / f"{algo}-seed0"
     report = json.loads((run_dir / "results.json").read_text())
     assert list(report["levels"]) == ["train", "rephrase", "easy", "hard"]
@@ -68,7 +85,15 @@ def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, ti
     assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
 
     checkpoint = run_dir / "checkpoints" / "last.ckpt"
-    validated = imaginebench("validate", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path)), "--ckpt_path", str(checkpoint))
+    validated = imaginebench(
+        "validate",
+        "--config",
+        f"lightning_config/babyai/{algo}.yaml",
+        "--config",
+        str(tiny_config(tmp_path)),
+        "--ckpt_path",
+        str(checkpoint),
+    )
     assert "val/" in validated.stdout
     assert json.loads((run_dir / "validate" / "results.json").read_text())["levels"]["hard"]["per_task"]
 
@@ -76,9 +101,18 @@ def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, ti
 def test_ddp_on_two_cpu_processes_trains_with_distinct_batch_streams(tmp_path):
     probe = {"class_path": "tests.ddp_probe.FirstBatchProbe", "init_args": {"out_dir": str(tmp_path / "probe")}}
     imaginebench(
-        "fit", "--config", "lightning_config/babyai/bc.yaml", "--config", str(tiny_config(tmp_path, probe)),
-        "--trainer.strategy", "ddp", "--trainer.accelerator", "cpu", "--trainer.devices", "2",
-    )  # fmt: skip
+        "fit",
+        "--config",
+        "lightning_config/babyai/bc.yaml",
+        "--config",
+        str(tiny_config(tmp_path, probe)),
+        "--trainer.strategy",
+        "ddp",
+        "--trainer.accelerator",
+        "cpu",
+        "--trainer.devices",
+        "2",
+    )
     rank0, rank1 = (torch.load(tmp_path / "probe" / f"rank{r}.pt") for r in (0, 1))
     assert rank0["world_size"] == rank1["world_size"] == 2
     assert not torch.equal(rank0["state"], rank1["state"])

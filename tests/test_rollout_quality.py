@@ -16,7 +16,9 @@ from imaginebench.rollout_quality import check_rollouts, failed_checks, format_q
 
 
 def as_imaginary(dataset: EpisodeDataset, steps) -> EpisodeDataset:
-    return EpisodeDataset(steps, dataset.instruction_texts, dataset.instruction_embeddings, {**dataset.metadata, "source": "imaginary"})
+    return EpisodeDataset(
+        steps, dataset.instruction_texts, dataset.instruction_embeddings, {**dataset.metadata, "source": "imaginary"}
+    )
 
 
 def replace_generated_state(steps, episode: int, t: int, state: torch.Tensor) -> None:
@@ -42,7 +44,10 @@ def corrupted(babyai_real, tmp_path_factory):
     replace_generated_state(steps, 2, 0, steps["state"][first_of_2].clone())
     first_of_3 = int((steps["episode_id"] == 3).nonzero()[0])
     broken = steps["next_state"][first_of_3].clone()
-    broken[STATE_INDEX["box_row"]], broken[STATE_INDEX["box_col"]] = broken[STATE_INDEX["ball_row"]], broken[STATE_INDEX["ball_col"]]
+    broken[STATE_INDEX["box_row"]], broken[STATE_INDEX["box_col"]] = (
+        broken[STATE_INDEX["ball_row"]],
+        broken[STATE_INDEX["ball_col"]],
+    )
     replace_generated_state(steps, 3, 0, broken)
     return write_episodes(as_imaginary(real, steps), tmp_path_factory.mktemp("quality") / "corrupted")
 
@@ -70,7 +75,9 @@ def drifted(real: EpisodeDataset, episode: int) -> tuple[torch.Tensor, np.ndarra
 def test_expert_rollouts_pass_every_check(babyai_real):
     checks = check_rollouts(load_episodes(babyai_real))
     assert len(checks) == 40
-    assert all(c.goal_consistent and c.one_step_errors == 0 and c.drift_errors == 0 and c.illegal_states == 0 for c in checks)
+    assert all(
+        c.goal_consistent and c.one_step_errors == 0 and c.drift_errors == 0 and c.illegal_states == 0 for c in checks
+    )
 
 
 @pytest.mark.parametrize("env_id", ["Ball-v0", "Mujoco-v0", "MetaWorld-v0"])
@@ -94,7 +101,10 @@ def test_a_wrong_step_is_one_transition_error_but_drifts_every_later_step(babyai
     steps = real.steps.clone()
     rows, states = drifted(real, 5)
     steps["state"][rows], steps["next_state"][rows] = torch.from_numpy(states[:-1]), torch.from_numpy(states[1:])
-    checks = {c.episode_id: c for c in check_rollouts(load_episodes(write_episodes(as_imaginary(real, steps), tmp_path / "drifted")))}
+    checks = {
+        c.episode_id: c
+        for c in check_rollouts(load_episodes(write_episodes(as_imaginary(real, steps), tmp_path / "drifted")))
+    }
     away = int(np.any(states[1:] != real.steps["next_state"][rows].numpy(), axis=1).sum())
     assert checks[5].one_step_errors == 1 and checks[5].illegal_states == 0
     assert checks[5].drift_errors == away > 1
@@ -135,7 +145,9 @@ def test_datamodule_filter_drops_exactly_the_failing_rollouts(babyai_real, corru
     first_states = {e: source["state"][(source["episode_id"] == e).nonzero()[0]] for e in range(40)}
 
     def kept_first_states(filters: list[str]) -> torch.Tensor:
-        datamodule = OfflineDataModule("BabyAI-v0", real=[str(babyai_real)], imaginary=[str(corrupted)], imaginary_filter=filters, batch_size=8)
+        datamodule = OfflineDataModule(
+            "BabyAI-v0", real=[str(babyai_real)], imaginary=[str(corrupted)], imaginary_filter=filters, batch_size=8
+        )
         datamodule.setup()
         steps = datamodule.imaginary_dataset.steps  # episodes are renumbered, so compare their first states
         return steps["state"][steps["step"] == 0]
@@ -154,6 +166,9 @@ def test_datamodule_filter_drops_exactly_the_failing_rollouts(babyai_real, corru
 def test_rollouts_without_a_seed_cannot_be_replayed(babyai_real, tmp_path):
     real = load_episodes(babyai_real)
     metadata = {**real.metadata, "generator": {"kind": "external"}}
-    dataset = write_episodes(EpisodeDataset(real.steps.clone(), real.instruction_texts, real.instruction_embeddings, metadata), tmp_path / "d")
+    dataset = write_episodes(
+        EpisodeDataset(real.steps.clone(), real.instruction_texts, real.instruction_embeddings, metadata),
+        tmp_path / "d",
+    )
     with pytest.raises(DatasetError, match="generator.seed"):
         check_rollouts(load_episodes(dataset))

@@ -26,26 +26,46 @@ def tiny(tmp_path, monkeypatch) -> Path:
     collect("BabyAI-v0", "train", 8, default_dataset_dir("BabyAI-v0", "real", "train"), progress=False)
     config = {
         "trainer": {
-            "max_epochs": 1, "enable_progress_bar": False, "enable_model_summary": False,
-            "logger": {"class_path": "lightning.pytorch.loggers.TensorBoardLogger", "init_args": {"save_dir": str(tmp_path / "runs"), "name": "tiny"}},
+            "max_epochs": 1,
+            "enable_progress_bar": False,
+            "enable_model_summary": False,
+            "logger": {
+                "class_path": "lightning.pytorch.loggers.TensorBoardLogger",
+                "init_args": {"save_dir": str(tmp_path / "runs"), "name": "tiny"},
+            },
             "callbacks": [
-                {"class_path": "callbacks.evaluation.SuccessRateEvaluation", "init_args": {"levels": ["train"], "episodes_per_task": 1}},
+                {
+                    "class_path": "callbacks.evaluation.SuccessRateEvaluation",
+                    "init_args": {"levels": ["train"], "episodes_per_task": 1},
+                },
                 {"class_path": "lightning.pytorch.callbacks.ModelCheckpoint", "init_args": {"save_last": True}},
             ],
         },
-        "data": {"imaginary_levels": [], "mix_ratio_real": 1.0, "batch_size": 8, "batches_per_epoch": 3, "evaluation_batches": 1},
-    }  # fmt: skip
+        "data": {
+            "imaginary_levels": [],
+            "mix_ratio_real": 1.0,
+            "batch_size": 8,
+            "batches_per_epoch": 3,
+            "evaluation_batches": 1,
+        },
+    }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
 
 
 def fit(algo: str, tiny: Path, *args: str) -> None:
-    run_lightning_cli(["fit", "--config", str(REPO / "lightning_config" / "babyai" / f"{algo}.yaml"), "--config", str(tiny), *args])
+    run_lightning_cli(
+        ["fit", "--config", str(REPO / "lightning_config" / "babyai" / f"{algo}.yaml"), "--config", str(tiny), *args]
+    )
 
 
 def snapshot(directory: Path) -> dict[str, tuple[int, int]]:
-    return {str(p.relative_to(directory)): (p.stat().st_size, p.stat().st_mtime_ns) for p in directory.rglob("*") if p.is_file()}
+    return {
+        str(p.relative_to(directory)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in directory.rglob("*")
+        if p.is_file()
+    }
 
 
 def test_ckpt_path_last_resumes_the_run_in_its_own_directory(tiny, tmp_path):
@@ -60,7 +80,17 @@ def test_ckpt_path_last_resumes_the_run_in_its_own_directory(tiny, tmp_path):
     report = json.loads((run_dir / "results.json").read_text())
     assert [entry["global_step"] for entry in report["history"]] == [3, 6]
 
-    run_lightning_cli(["validate", "--config", str(REPO / "lightning_config/babyai/bc.yaml"), "--config", str(tiny), "--ckpt_path", "last"])
+    run_lightning_cli(
+        [
+            "validate",
+            "--config",
+            str(REPO / "lightning_config/babyai/bc.yaml"),
+            "--config",
+            str(tiny),
+            "--ckpt_path",
+            "last",
+        ]
+    )
     assert list(json.loads((run_dir / "validate" / "results.json").read_text())["levels"]) == ["train"]
     assert json.loads((run_dir / "results.json").read_text()) == report  # the run's own results stay
 
@@ -69,7 +99,10 @@ def test_a_second_fresh_fit_is_refused_and_changes_nothing(tiny, tmp_path):
     fit("bc", tiny)
     runs = tmp_path / "runs"
     before = snapshot(runs)
-    with pytest.raises(UserInputError, match=r"bc-seed0 already holds a run \(.*last.ckpt.*\): resume it with --ckpt_path last, or start a separate run with --run_name"):
+    with pytest.raises(
+        UserInputError,
+        match=r"bc-seed0 already holds a run \(.*last.ckpt.*\): resume it with --ckpt_path last, or start a separate run with --run_name",
+    ):
         fit("bc", tiny)
     assert snapshot(runs) == before
     fit("bc", tiny, "--run_name", "second")
@@ -79,9 +112,15 @@ def test_a_second_fresh_fit_is_refused_and_changes_nothing(tiny, tmp_path):
 def test_a_checkpoint_of_another_algorithm_is_refused_naming_both(tiny, tmp_path):
     fit("bc", tiny)
     bc_checkpoint = tmp_path / "runs" / "tiny" / "bc-seed0" / "checkpoints" / "last.ckpt"
-    with pytest.raises(UserInputError, match=rf"--ckpt_path {bc_checkpoint} was written by modules.bc.BC; this config trains modules.cql.CQL"):
+    with pytest.raises(
+        UserInputError,
+        match=rf"--ckpt_path {bc_checkpoint} was written by modules.bc.BC; this config trains modules.cql.CQL",
+    ):
         fit("cql", tiny, "--ckpt_path", str(bc_checkpoint))
-    with pytest.raises(UserInputError, match=r"was written by modules.bc.BC; this config trains modules.grounding.model.GroundingModule"):
+    with pytest.raises(
+        UserInputError,
+        match=r"was written by modules.bc.BC; this config trains modules.grounding.model.GroundingModule",
+    ):
         run_grounding_cli(["--config", str(tiny_grounding_config(tmp_path)), "--ckpt_path", str(bc_checkpoint)])
     assert not (tmp_path / "runs" / "tiny" / "cql-seed0").exists()
 

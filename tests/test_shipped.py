@@ -21,7 +21,11 @@ def test_first_use_imagines_the_shipped_settings_into_the_data_root_and_says_so(
     path = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
     assert path == tmp_path / "data" / "BabyAI-v0" / "imaginary-easy"
     dataset = load_episodes(path)
-    assert (dataset.source, dataset.metadata["level"], dataset.num_episodes) == ("imaginary", "easy", TINY_SETTINGS["rollouts"])
+    assert (dataset.source, dataset.metadata["level"], dataset.num_episodes) == (
+        "imaginary",
+        "easy",
+        TINY_SETTINGS["rollouts"],
+    )
     generator = dataset.metadata["generator"]
     assert generator["checkpoint_sha256"] == file_sha256(checkpoint) and generator["checkpoint"] == str(checkpoint)
     assert (generator["seed"], generator["temperature"]) == (TINY_SETTINGS["seed"], TINY_SETTINGS["temperature"])

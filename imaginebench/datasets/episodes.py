@@ -33,9 +33,18 @@ from imaginebench.upstream import load_memmap_copy_on_write
 SCHEMA_VERSION = 1
 SOURCES = ("real", "imaginary")
 METADATA_FIELDS = (
-    "schema_version", "env_id", "level", "source", "encoder_id", "embedding_dim",
-    "state_dim", "action_kind", "tasks", "counts", "produced_by",
-)  # fmt: skip
+    "schema_version",
+    "env_id",
+    "level",
+    "source",
+    "encoder_id",
+    "embedding_dim",
+    "state_dim",
+    "action_kind",
+    "tasks",
+    "counts",
+    "produced_by",
+)
 INDEX_FIELDS = ("episode_id", "step", "task_id", "instruction_id")
 FLAG_FIELDS = ("terminated", "truncated", "success")
 
@@ -131,7 +140,12 @@ def is_dataset_dir(path: Path) -> bool:
         metadata = json.loads((path / "metadata.json").read_text())
     except (OSError, ValueError):
         return False
-    return isinstance(metadata, dict) and "schema_version" in metadata and "source" in metadata and (path / "tensors").is_dir()
+    return (
+        isinstance(metadata, dict)
+        and "schema_version" in metadata
+        and "source" in metadata
+        and (path / "tensors").is_dir()
+    )
 
 
 def require_replaceable(path: Path, overwrite: bool) -> None:
@@ -140,7 +154,9 @@ def require_replaceable(path: Path, overwrite: bool) -> None:
     if not overwrite:
         raise DatasetError(f"{path} already exists (pass --overwrite to replace it)")
     if not is_dataset_dir(path):
-        raise DatasetError(f"{path} is not a dataset directory (no metadata.json and tensors/ written by imaginebench); refusing to replace it")
+        raise DatasetError(
+            f"{path} is not a dataset directory (no metadata.json and tensors/ written by imaginebench); refusing to replace it"
+        )
 
 
 def load_episodes(path: str | Path) -> EpisodeDataset:
@@ -162,7 +178,9 @@ def load_episodes(path: str | Path) -> EpisodeDataset:
     _validate(steps, texts, embeddings, metadata, path)
     recorded = metadata["counts"].get("steps") if isinstance(metadata["counts"], dict) else None
     if recorded is not None and recorded != int(steps.batch_size[0]):
-        raise DatasetError(f"{tensors_dir}: holds {int(steps.batch_size[0])} steps but {path / 'metadata.json'} counts {recorded}")
+        raise DatasetError(
+            f"{tensors_dir}: holds {int(steps.batch_size[0])} steps but {path / 'metadata.json'} counts {recorded}"
+        )
     return EpisodeDataset(steps, texts, embeddings, metadata, path)
 
 
@@ -193,11 +211,21 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
         raise DatasetError(f"{meta_file}: field 'action_kind' must be 'discrete' or 'continuous'")
     action_size = "num_actions" if metadata["action_kind"] == "discrete" else "action_dim"
     if action_size not in metadata:
-        raise DatasetError(f"{meta_file}: field {action_size!r} is missing (action_kind {metadata['action_kind']!r} needs it)")
+        raise DatasetError(
+            f"{meta_file}: field {action_size!r} is missing (action_kind {metadata['action_kind']!r} needs it)"
+        )
     field_kinds = (
         (("env_id", "level", "encoder_id"), "a string", lambda v: isinstance(v, str)),
-        (("state_dim", "embedding_dim", action_size), "a positive integer", lambda v: isinstance(v, Integral) and not isinstance(v, bool) and v > 0),
-        (("tasks",), "a list of task names", lambda v: isinstance(v, (list, tuple)) and all(isinstance(t, str) for t in v)),
+        (
+            ("state_dim", "embedding_dim", action_size),
+            "a positive integer",
+            lambda v: isinstance(v, Integral) and not isinstance(v, bool) and v > 0,
+        ),
+        (
+            ("tasks",),
+            "a list of task names",
+            lambda v: isinstance(v, (list, tuple)) and all(isinstance(t, str) for t in v),
+        ),
         (("counts", "produced_by"), "a JSON object", lambda v: isinstance(v, dict)),
     )
     for names, kind, holds in field_kinds:
@@ -232,14 +260,19 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
         if value.is_floating_point() and not torch.isfinite(value).all():
             raise fail(name, "contains NaN or infinite values")
     if embeddings.dtype != torch.float32 or embeddings.ndim != 2 or embeddings.shape[1] != embedding_dim:
-        raise fail("instruction_embeddings", f"must be float32 (K, {embedding_dim}); got {embeddings.dtype} {tuple(embeddings.shape)}")
+        raise fail(
+            "instruction_embeddings",
+            f"must be float32 (K, {embedding_dim}); got {embeddings.dtype} {tuple(embeddings.shape)}",
+        )
     if not torch.isfinite(embeddings).all():
         raise fail("instruction_embeddings", "contains NaN or infinite values")
     if len(texts) != embeddings.shape[0]:
         raise DatasetError(f"{path / 'instructions.json'}: {len(texts)} texts but {embeddings.shape[0]} embedding rows")
     if n == 0:
         return
-    if discrete and not (0 <= int(steps["action"].min()) and int(steps["action"].max()) < int(metadata.get("num_actions", 0))):
+    if discrete and not (
+        0 <= int(steps["action"].min()) and int(steps["action"].max()) < int(metadata.get("num_actions", 0))
+    ):
         raise fail("action", f"has values outside [0, {metadata.get('num_actions')})")
     for name, bound in (("task_id", len(metadata["tasks"])), ("instruction_id", len(texts))):
         ids = steps[name]
@@ -258,10 +291,16 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
     last_row[:-1] = new_episode[1:]
     for name in ("terminated", "truncated"):
         if (steps[name] & ~last_row).any():
-            raise fail(name, f"is set on row {int((steps[name] & ~last_row).nonzero()[0])}, which is not the last row of its episode")
+            raise fail(
+                name,
+                f"is set on row {int((steps[name] & ~last_row).nonzero()[0])}, which is not the last row of its episode",
+            )
     unfinished = ~(steps["terminated"] | steps["truncated"]) & last_row
     if unfinished.any():
-        raise fail("terminated", f"and 'truncated' are both unset on row {int(unfinished.nonzero()[0])}, the last row of its episode (a cut-off episode)")
+        raise fail(
+            "terminated",
+            f"and 'truncated' are both unset on row {int(unfinished.nonzero()[0])}, the last row of its episode (a cut-off episode)",
+        )
 
 
 def concat_datasets(datasets: list[EpisodeDataset], metadata: dict[str, Any] | None = None) -> EpisodeDataset:
@@ -273,7 +312,9 @@ def concat_datasets(datasets: list[EpisodeDataset], metadata: dict[str, Any] | N
         for key in ("env_id", "encoder_id", "state_dim", "action_kind"):
             if other.metadata[key] != first[key]:
                 where = other.path or "a dataset"
-                raise DatasetError(f"{where}: metadata field {key!r} is {other.metadata[key]!r}, expected {first[key]!r}")
+                raise DatasetError(
+                    f"{where}: metadata field {key!r} is {other.metadata[key]!r}, expected {first[key]!r}"
+                )
     tasks = list(dict.fromkeys(t for d in datasets for t in d.tasks))
     texts = list(dict.fromkeys(t for d in datasets for t in d.instruction_texts))
     text_row = {t: i for i, t in enumerate(texts)}

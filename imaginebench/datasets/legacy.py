@@ -81,6 +81,12 @@ def _load_checked(path: Path, env_id: str, level: str, source: str, encoder_id: 
     from imaginebench.registry import get_domain
 
     dataset = load_episodes(path)
-    expected = {"env_id": env_id, "level": level, "source": source, "encoder_id": encoder_id, "state_dim": get_domain(env_id).state_dim}
+    expected = {
+        "env_id": env_id,
+        "level": level,
+        "source": source,
+        "encoder_id": encoder_id,
+        "state_dim": get_domain(env_id).state_dim,
+    }
     check_metadata(dataset, expected, f"get_dataset of {env_id} level {level!r}")
     return dataset

@@ -27,10 +27,11 @@ def default_dataset_dir(env_id: str, source: str, level: str, data_dir: str | Pa
 
 def imaginary_candidates(env_id: str, level: str, data_dir: str | Path | None = None) -> tuple[Path, Path]:
     """The places looked at for a level's imaginary rollouts, first match wins: data root, then assets."""
-    return default_dataset_dir(env_id, "imaginary", level, data_dir), default_dataset_dir(env_id, "imaginary", level, assets_dir())
+    return default_dataset_dir(env_id, "imaginary", level, data_dir), default_dataset_dir(
+        env_id, "imaginary", level, assets_dir()
+    )
 
 
 def find_imaginary_dataset(env_id: str, level: str, data_dir: str | Path | None = None) -> Path | None:
     """The imaginary dataset of ``env_id`` at ``level``, or ``None`` when neither place has one."""
     return next((path for path in imaginary_candidates(env_id, level, data_dir) if path.exists()), None)
-

@@ -12,12 +12,19 @@ import json
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tqdm.auto import tqdm
 
-from imaginebench.datasets.episodes import EpisodeDataset, concat_datasets, load_episodes, require_replaceable, write_episodes
+from imaginebench.datasets.episodes import (
+    EpisodeDataset,
+    concat_datasets,
+    load_episodes,
+    require_replaceable,
+    write_episodes,
+)
 from imaginebench.errors import naming
 from imaginebench.locks import exclusive_lock
 from imaginebench.storage import atomic_write_text, remove_stale_siblings

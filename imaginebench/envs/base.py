@@ -59,13 +59,17 @@ class ImagineBenchEnv(gym.Env):
         if requested is None:
             return self.tasks[int(self.np_random.integers(len(self.tasks)))]
         if requested not in self.tasks:
-            raise ValueError(f"{self.env_id}: task {requested!r} is not in level {self.level!r}; valid: {', '.join(self.tasks)}")
+            raise ValueError(
+                f"{self.env_id}: task {requested!r} is not in level {self.level!r}; valid: {', '.join(self.tasks)}"
+            )
         return requested
 
     def _observation(self, state: np.ndarray) -> dict[str, np.ndarray]:
         return {
             "state": state.astype(np.float32),
-            "instruction_embedding": self.instructions.embedding(self.instruction).copy(),  # never hand out a view of the table
+            "instruction_embedding": self.instructions.embedding(
+                self.instruction
+            ).copy(),  # never hand out a view of the table
         }
 
     def _info(self, is_success: bool) -> dict[str, Any]:
@@ -95,7 +99,9 @@ class ImagineBenchEnv(gym.Env):
         """Put the simulator in ``state`` mid-episode, so that ``step`` continues exactly as from a
         reached state; the episode's task, goal and step count stay. Raises ``ValueError`` for a
         state the env cannot be in (``state_violations``). Only where ``state_determines_simulator``."""
-        raise NotImplementedError(f"{self.env_id}: the state vector does not determine the simulator's state, so it cannot be set from one")
+        raise NotImplementedError(
+            f"{self.env_id}: the state vector does not determine the simulator's state, so it cannot be set from one"
+        )
 
     def _settable(self, state: np.ndarray) -> np.ndarray:
         """``state`` as float64 once it is legal: ``set_state``'s first check in every domain."""

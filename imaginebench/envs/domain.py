@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from imaginebench.env_spec import EnvSpec
 from imaginebench.levels import resolve_level
 
 if TYPE_CHECKING:
     from imaginebench.envs.base import ImagineBenchEnv
-    from imaginebench.instructions import InstructionTable
 
 
 class Expert(Protocol):
     """A scripted policy with privileged access to the simulator (``env`` is unwrapped)."""
 
-    def __call__(self, env: "ImagineBenchEnv") -> object: ...
+    def __call__(self, env: ImagineBenchEnv) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Domain:
     """level → task names evaluated at that level."""
     instruction_texts: Callable[[str], list[str]]
     """level → every instruction string the level's env can emit (encoded once, up front)."""
-    env_factory: Callable[..., "ImagineBenchEnv"]
+    env_factory: Callable[..., ImagineBenchEnv]
     """``(level=, instructions: InstructionTable, task: str | None) → env``."""
     expert: Callable[[], Expert]
     """Builds a fresh expert (experts may keep per-episode state)."""
@@ -70,7 +70,7 @@ class Domain:
 
 def tabled_instruction_texts(
     level_tasks: Mapping[str, tuple[str, ...]], phrasings: Mapping[str, Mapping[str, tuple[str, ...] | list[str]]]
-) -> Callable[[str], list[str]]:  # fmt: skip
+) -> Callable[[str], list[str]]:
     """``Domain.instruction_texts`` for a domain whose instructions are a fixed table
     level → task → phrasings: the level's tasks' phrasings in order, each text once."""
 

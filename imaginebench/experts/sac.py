@@ -8,8 +8,8 @@ chunks, and make one ``SACLoss`` update per env step; a learned expert is cheap 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -54,7 +54,12 @@ def build_loss(observation_dim: int, action_dim: int, config: SACConfig) -> tupl
         distribution_class=TanhNormal,
         distribution_kwargs={"low": -1.0, "high": 1.0},
     )
-    q_net = MLP(in_features=observation_dim + action_dim, out_features=1, num_cells=list(config.hidden_sizes), activation_class=torch.nn.ReLU)
+    q_net = MLP(
+        in_features=observation_dim + action_dim,
+        out_features=1,
+        num_cells=list(config.hidden_sizes),
+        activation_class=torch.nn.ReLU,
+    )
     critic = ValueOperator(q_net, in_keys=["observation", "action"])
     loss = SACLoss(actor, critic, num_qvalue_nets=2, loss_function="l2", alpha_init=config.alpha_init)
     loss.make_value_estimator(ValueEstimators.TD0, gamma=config.gamma)
@@ -78,10 +83,15 @@ def _transitions(observations, actions, rewards, next_observations, terminated) 
     n = len(actions)
     as_tensor = lambda x: torch.as_tensor(np.asarray(x), dtype=torch.float32)  # noqa: E731
     return TensorDict(
-        {"observation": as_tensor(observations), "action": as_tensor(actions), "rewards": as_tensor(rewards).reshape(n, -1),
-         "next_observation": as_tensor(next_observations), "terminated": torch.as_tensor(np.asarray(terminated)).reshape(n, 1)},
+        {
+            "observation": as_tensor(observations),
+            "action": as_tensor(actions),
+            "rewards": as_tensor(rewards).reshape(n, -1),
+            "next_observation": as_tensor(next_observations),
+            "terminated": torch.as_tensor(np.asarray(terminated)).reshape(n, 1),
+        },
         batch_size=[n],
-    )  # fmt: skip
+    )
 
 
 def relabelled(batch: TensorDict, num_skills: int) -> TensorDict:
@@ -90,12 +100,21 @@ def relabelled(batch: TensorDict, num_skills: int) -> TensorDict:
     parts = []
     for k in range(num_skills):
         done = batch["terminated"].bool()
-        parts.append(TensorDict(
-            {"observation": with_skill(batch["observation"], k, num_skills), "action": batch["action"],
-             "next": {"observation": with_skill(batch["next_observation"], k, num_skills), "reward": batch["rewards"][:, k : k + 1],
-                      "done": done, "terminated": done}},
-            batch_size=batch.batch_size,
-        ))  # fmt: skip
+        parts.append(
+            TensorDict(
+                {
+                    "observation": with_skill(batch["observation"], k, num_skills),
+                    "action": batch["action"],
+                    "next": {
+                        "observation": with_skill(batch["next_observation"], k, num_skills),
+                        "reward": batch["rewards"][:, k : k + 1],
+                        "done": done,
+                        "terminated": done,
+                    },
+                },
+                batch_size=batch.batch_size,
+            )
+        )
     return torch.cat(parts)
 
 
@@ -118,9 +137,12 @@ def evaluate(env: gym.Env, act: Callable[[np.ndarray, int], np.ndarray], episode
 
 
 def train_sac(
-    env: gym.Env, config: SACConfig, seed: int, log: Callable[[str], None] = print,
+    env: gym.Env,
+    config: SACConfig,
+    seed: int,
+    log: Callable[[str], None] = print,
     on_log: Callable[[torch.nn.Module, int], None] | None = None,
-) -> torch.nn.Module:  # fmt: skip
+) -> torch.nn.Module:
     """Train one actor for every skill of ``env`` (see :func:`skills_of`) for ``config.steps`` env
     steps, episode ``i`` exploring skill ``i mod K``; returns the actor network (input: observation
     ⊕ one-hot skill; output: loc, scale). ``on_log(actor, step)`` runs at every log line (e.g. to
@@ -164,7 +186,9 @@ def train_sac(
                     _update(loss, optimizer, target_update, relabelled(buffer.sample(), num_skills))
         if (step + 1) % config.log_every == 0:
             recent = ", ".join(f"{np.mean(r[-3:]):.1f}" if r else "-" for r in returns)
-            log(f"step {step + 1}: return per skill {recent} (last 3 episodes each), {time.perf_counter() - start:.0f} s")
+            log(
+                f"step {step + 1}: return per skill {recent} (last 3 episodes each), {time.perf_counter() - start:.0f} s"
+            )
             if on_log is not None:
                 on_log(net, step + 1)
     return net

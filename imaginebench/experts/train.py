@@ -53,14 +53,22 @@ def experts_main(argv: list[str]) -> None:
     out = Path(args.out or Path(module.EXPERT_DIR) / "skills.pt")
     config = SACConfig(steps=args.steps, warmup=args.warmup)
     info = {
-        "env_id": args.env, "skills": list(skills), "seed": args.seed, "steps": args.steps, "warmup": args.warmup,
-        "observation_dim": env.observation_space.shape[0], "action_dim": env.action_space.shape[0],
-        "hidden_sizes": list(config.hidden_sizes), "batch_size": config.batch_size,
+        "env_id": args.env,
+        "skills": list(skills),
+        "seed": args.seed,
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "observation_dim": env.observation_space.shape[0],
+        "action_dim": env.action_space.shape[0],
+        "hidden_sizes": list(config.hidden_sizes),
+        "batch_size": config.batch_size,
         "command": "imaginebench experts train " + shlex.join(argv[1:]),
-    }  # fmt: skip
+    }
     start = time.perf_counter()
     # an interrupted run leaves its latest actor, marked with the steps it had reached
-    net = train_sac(env, config, args.seed, on_log=lambda actor, step: save_policy(actor, out, {**info, "steps_done": step}))
+    net = train_sac(
+        env, config, args.seed, on_log=lambda actor, step: save_policy(actor, out, {**info, "steps_done": step})
+    )
     info["train_seconds"] = round(time.perf_counter() - start, 1)
     returns = evaluate(env, MeanAction(net, len(skills)), args.eval_episodes, seed=10_000 + args.seed)
     info["mean_return"] = {skill: round(r, 2) for skill, r in zip(skills, returns)}

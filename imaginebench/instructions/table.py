@@ -26,7 +26,7 @@ class InstructionTable:
         self._rows = {text: row for row, text in enumerate(self.texts)}
 
     @classmethod
-    def build(cls, texts: list[str], encoder: InstructionEncoder) -> "InstructionTable":
+    def build(cls, texts: list[str], encoder: InstructionEncoder) -> InstructionTable:
         unique = list(dict.fromkeys(texts))
         return cls(unique, encoder.encode(unique), encoder.encoder_id)
 

@@ -49,7 +49,9 @@ def load_tokenizer(path: str | None, vocabulary: list[str] | None = None) -> Pre
     """A local tokenizer directory, or else a word-level tokenizer over ``vocabulary``."""
     if path is None:
         if not vocabulary:
-            raise ValueError("grounding: a backbone built from a config needs a vocabulary (linked from data.vocabulary) or a tokenizer directory")
+            raise ValueError(
+                "grounding: a backbone built from a config needs a vocabulary (linked from data.vocabulary) or a tokenizer directory"
+            )
         return word_level_tokenizer(vocabulary)
     if not Path(path).is_dir():
         raise UserInputError(f"model.tokenizer (default: model.backbone): directory {path!r} does not exist")
@@ -86,12 +88,19 @@ def build_backbone(
         model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
         return model if keep_layers is None else keep_first_layers(model, keep_layers)
     if keep_layers is not None:
-        raise ValueError("grounding: backbone_layers truncates a pretrained backbone; a backbone built from a config takes num_layers")
+        raise ValueError(
+            "grounding: backbone_layers truncates a pretrained backbone; a backbone built from a config takes num_layers"
+        )
     config = LlamaConfig(
-        vocab_size=vocab_size, hidden_size=hidden_size, num_hidden_layers=num_layers, num_attention_heads=num_heads,
-        num_key_value_heads=num_heads, intermediate_size=intermediate_size, max_position_embeddings=max_positions,
+        vocab_size=vocab_size,
+        hidden_size=hidden_size,
+        num_hidden_layers=num_layers,
+        num_attention_heads=num_heads,
+        num_key_value_heads=num_heads,
+        intermediate_size=intermediate_size,
+        max_position_embeddings=max_positions,
         tie_word_embeddings=False,
-    )  # fmt: skip
+    )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(init_seed)
         model = LlamaForCausalLM(config)
@@ -104,7 +113,9 @@ def keep_first_layers(model: PreTrainedModel, count: int) -> PreTrainedModel:
     quality is measured in docs/grounding-variants.md, not assumed."""
     layers = model.get_decoder().layers
     if not 1 <= count <= len(layers):
-        raise ValueError(f"grounding: backbone_layers must be between 1 and {len(layers)} for this backbone, got {count}")
+        raise ValueError(
+            f"grounding: backbone_layers must be between 1 and {len(layers)} for this backbone, got {count}"
+        )
     model.get_decoder().layers = layers[:count]
     model.config.num_hidden_layers = count
     if getattr(model.config, "layer_types", None):

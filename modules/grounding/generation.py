@@ -10,15 +10,15 @@ without it the whole sequence is re-encoded every time (the reference the cached
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 from torch import Tensor
 
+from modules.grounding.backbone import end_of_text_id, words
 from modules.grounding.model import GroundingModule
 from modules.grounding.prompts import ACTION, STATE, Sequence
-from modules.grounding.backbone import end_of_text_id, words
 
 
 @dataclass
@@ -59,7 +59,9 @@ def _slot_embedding(module: GroundingModule, kind: int, value: Tensor) -> Tensor
     batch = {
         "token_ids": torch.full((size, 1), module.builder.pad_id, device=value.device),
         "kinds": torch.full((size, 1), kind, device=value.device),
-        "states": value[:, None] if kind == STATE else value.new_zeros(size, 1, module.env_spec.state_dim, dtype=torch.float32),
+        "states": value[:, None]
+        if kind == STATE
+        else value.new_zeros(size, 1, module.env_spec.state_dim, dtype=torch.float32),
         "actions": value[:, None] if kind == ACTION else _zero_actions(module, size, value.device),
     }
     return module.embed(batch)[:, 0]
@@ -90,7 +92,9 @@ def imagine_rollouts(
     """
     device = module.device
     first_states = first_states.to(device)
-    prompts: list[Sequence] = [module.builder.generation_prompt(text, state.cpu()) for text, state in zip(instructions, first_states)]
+    prompts: list[Sequence] = [
+        module.builder.generation_prompt(text, state.cpu()) for text, state in zip(instructions, first_states)
+    ]
     prompt = {k: v.to(device) for k, v in module.builder.collate(prompts, pad_left=True).items()}
     size = len(instructions)
     decoder = _Decoder(module, prompt, use_cache)
@@ -114,7 +118,9 @@ def imagine_rollouts(
         reached = torch.tensor([bool(not done[i]) and goal_reached(i, history[i]) for i in range(size)], device=device)
         success.append(reached)
         done |= reached
-    return ImaginedBatch(torch.stack(states, 1).cpu(), torch.stack(actions, 1).cpu(), torch.stack(success, 1).cpu(), lengths.cpu())
+    return ImaginedBatch(
+        torch.stack(states, 1).cpu(), torch.stack(actions, 1).cpu(), torch.stack(success, 1).cpu(), lengths.cpu()
+    )
 
 
 @torch.no_grad()

@@ -25,7 +25,7 @@ from torch import Tensor, nn
 from imaginebench.env_spec import EnvSpec
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.named_backbones import resolve_backbone
-from modules.grounding.prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
+from modules.grounding.prompts import ACTION, STATE, TEXT, SequenceBuilder
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -89,29 +89,53 @@ class GroundingModule(LightningModule):
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
         if state_values < 0 or (state_values and predict_state_change):
-            raise ValueError(f"grounding: state_values must be >= 0 and excludes predict_state_change, got {state_values}")
+            raise ValueError(
+                f"grounding: state_values must be >= 0 and excludes predict_state_change, got {state_values}"
+            )
         if still_tolerance < 0 or (still_tolerance and not predict_state_change):
-            raise ValueError(f"grounding: still_tolerance must be >= 0 and needs predict_state_change, got {still_tolerance}")
+            raise ValueError(
+                f"grounding: still_tolerance must be >= 0 and needs predict_state_change, got {still_tolerance}"
+            )
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
         backbone_dir = resolve_backbone(backbone)
         self.tokenizer = load_tokenizer(tokenizer or backbone_dir, vocabulary)
         lm = build_backbone(
-            backbone_dir, len(self.tokenizer), hidden_size, num_layers, num_heads, intermediate_size, max_positions, init_seed,
-            backbone_dtype, backbone_layers,
-        )  # fmt: skip
+            backbone_dir,
+            len(self.tokenizer),
+            hidden_size,
+            num_layers,
+            num_heads,
+            intermediate_size,
+            max_positions,
+            init_seed,
+            backbone_dtype,
+            backbone_layers,
+        )
         self.base_fingerprint = fingerprint(list(lm.parameters()))
         if finetune == "lora":
             targets = list(lora_target_modules or LORA_TARGETS)
             vocabulary_layers = ["embed_tokens", "lm_head"] if backbone is None else None
-            lora = LoraConfig(r=lora_rank, lora_alpha=lora_alpha, lora_dropout=lora_dropout, target_modules=targets, modules_to_save=vocabulary_layers)
+            lora = LoraConfig(
+                r=lora_rank,
+                lora_alpha=lora_alpha,
+                lora_dropout=lora_dropout,
+                target_modules=targets,
+                modules_to_save=vocabulary_layers,
+            )
             lm = get_peft_model(lm, lora)
         self.lm = lm
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
-        self.state_projection: nn.Module = WholeNumberStateEmbedding(spec.state_dim, state_values, width) if state_values else nn.Linear(spec.state_dim, width)
+        self.state_projection: nn.Module = (
+            WholeNumberStateEmbedding(spec.state_dim, state_values, width)
+            if state_values
+            else nn.Linear(spec.state_dim, width)
+        )
         self.state_head: nn.Module = (
-            WholeNumberStateHead(width, spec.state_dim, state_values) if state_values else nn.Linear(width, spec.state_dim * (2 if still_tolerance else 1))
+            WholeNumberStateHead(width, spec.state_dim, state_values)
+            if state_values
+            else nn.Linear(width, spec.state_dim * (2 if still_tolerance else 1))
         )
         if spec.is_discrete:
             self.action_projection: nn.Module = nn.Embedding(spec.num_actions, width)
@@ -177,13 +201,18 @@ class GroundingModule(LightningModule):
         actions = self.action_projection(batch["actions"]).to(tokens.dtype)
         return torch.where(kinds == STATE, states, torch.where(kinds == ACTION, actions, tokens))
 
-    def decode(self, embeddings: Tensor, attention_mask: Tensor, past_key_values: Any = None, use_cache: bool = False) -> Any:
+    def decode(
+        self, embeddings: Tensor, attention_mask: Tensor, past_key_values: Any = None, use_cache: bool = False
+    ) -> Any:
         """The backbone's final hidden states (after its last norm), optionally with a KV cache."""
         positions = (attention_mask.cumsum(-1) - 1).clamp_min(0)[:, -embeddings.shape[1] :]
         return self.lm.get_decoder()(
-            inputs_embeds=embeddings, attention_mask=attention_mask, position_ids=positions,
-            past_key_values=past_key_values, use_cache=use_cache,
-        )  # fmt: skip
+            inputs_embeds=embeddings,
+            attention_mask=attention_mask,
+            position_ids=positions,
+            past_key_values=past_key_values,
+            use_cache=use_cache,
+        )
 
     def losses(self, batch: dict[str, Tensor]) -> dict[str, Tensor]:
         """Per-kind losses of next-position prediction on the supervised positions."""
@@ -199,16 +228,24 @@ class GroundingModule(LightningModule):
         select = supervised & (target_kinds == ACTION)
         if select.any():
             prediction, target = self.action_head(hidden[select]), batch["actions"][:, 1:][select]
-            losses["action"] = F.cross_entropy(prediction, target) if self.env_spec.is_discrete else F.mse_loss(prediction, target)
+            losses["action"] = (
+                F.cross_entropy(prediction, target) if self.env_spec.is_discrete else F.mse_loss(prediction, target)
+            )
         select = supervised & (target_kinds == TEXT)
         if select.any():
             logits = self.lm.get_output_embeddings()(hidden[select].to(self.lm.get_output_embeddings().weight.dtype))
             losses["text"] = F.cross_entropy(logits.float(), batch["token_ids"][:, 1:][select])
         h = self.hparams
-        losses["total"] = h.state_loss_weight * losses["state"] + h.action_loss_weight * losses["action"] + h.text_loss_weight * losses["text"]
+        losses["total"] = (
+            h.state_loss_weight * losses["state"]
+            + h.action_loss_weight * losses["action"]
+            + h.text_loss_weight * losses["text"]
+        )
         return losses
 
-    def predict_action(self, hidden: Tensor, temperature: float = 0.0, generator: torch.Generator | None = None) -> Tensor:
+    def predict_action(
+        self, hidden: Tensor, temperature: float = 0.0, generator: torch.Generator | None = None
+    ) -> Tensor:
         """Greedy (``temperature`` 0) or sampled discrete actions; continuous actions are the regression output."""
         output = self.action_head(hidden.float())
         if not self.env_spec.is_discrete:
@@ -252,7 +289,11 @@ class GroundingModule(LightningModule):
         and token F1 against each rollout's own instruction."""
         from modules.grounding.generation import explain_rollouts, normalized, token_f1
 
-        rollouts = getattr(self._trainer.datamodule, "val_rollouts", [])[: self.hparams.explanation_eval_rollouts] if self._trainer else []
+        rollouts = (
+            getattr(self._trainer.datamodule, "val_rollouts", [])[: self.hparams.explanation_eval_rollouts]
+            if self._trainer
+            else []
+        )
         if not rollouts:
             return
         texts = explain_rollouts(self, [(r.states, r.actions) for r in rollouts])
@@ -264,7 +305,9 @@ class GroundingModule(LightningModule):
     def _log_losses(self, prefix: str, losses: dict[str, Tensor], batch: dict[str, Tensor]) -> None:
         size = batch["token_ids"].shape[0]
         for name, value in losses.items():
-            self.log(f"{prefix}/loss_{name}", value, prog_bar=name == "total", batch_size=size, sync_dist=prefix == "val")
+            self.log(
+                f"{prefix}/loss_{name}", value, prog_bar=name == "total", batch_size=size, sync_dist=prefix == "val"
+            )
 
     def configure_optimizers(self) -> Any:
         parameters = [p for p in self.parameters() if p.requires_grad]
@@ -289,7 +332,9 @@ class GroundingModule(LightningModule):
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         saved = checkpoint.get("grounding_base_fingerprint")
-        if saved is not None and not torch.allclose(torch.tensor(saved), torch.tensor(self.base_fingerprint), rtol=1e-6):
+        if saved is not None and not torch.allclose(
+            torch.tensor(saved), torch.tensor(self.base_fingerprint), rtol=1e-6
+        ):
             raise ValueError(
                 "grounding checkpoint: the backbone rebuilt from its hyperparameters differs from the one the "
                 f"adapter was trained on (fingerprint {saved} vs {self.base_fingerprint}); check the backbone option"

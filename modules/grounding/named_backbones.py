@@ -84,7 +84,9 @@ def _package_dir(name: str, spec: NamedBackbone) -> Path:
         raise FileNotFoundError(f"grounding: backbone {name!r} needs the package {spec.package!r}: {spec.requirement}")
     package_dir = Path(list(found.submodule_search_locations)[0])
     if not (package_dir / spec.gguf_file).is_file():
-        raise FileNotFoundError(f"grounding: backbone {name!r}: {package_dir / spec.gguf_file} is missing; reinstall: {spec.requirement}")
+        raise FileNotFoundError(
+            f"grounding: backbone {name!r}: {package_dir / spec.gguf_file} is missing; reinstall: {spec.requirement}"
+        )
     return package_dir
 
 

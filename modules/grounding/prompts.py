@@ -84,7 +84,7 @@ class SequenceBuilder:
         self._rollout(pieces, states, actions, supervised=True, first_state=False)
         return pieces.finish()
 
-    def generation_prompt(self, instruction: str, first_state: torch.Tensor, finish: bool = True) -> "Sequence | _Pieces":
+    def generation_prompt(self, instruction: str, first_state: torch.Tensor, finish: bool = True) -> Sequence | _Pieces:
         pieces = _Pieces(self).text(f"Instruction: {instruction} Rollout:").state(first_state)
         return pieces.finish() if finish else pieces
 
@@ -101,13 +101,17 @@ class SequenceBuilder:
         pieces = self.explanation_prompt(states, actions, finish=False)
         return pieces.text(instruction, supervised=True).token(self.end_id, supervised=True).finish()
 
-    def explanation_prompt(self, states: torch.Tensor, actions: torch.Tensor, finish: bool = True) -> "Sequence | _Pieces":
+    def explanation_prompt(
+        self, states: torch.Tensor, actions: torch.Tensor, finish: bool = True
+    ) -> Sequence | _Pieces:
         pieces = _Pieces(self).text("Explain. Rollout:")
         self._rollout(pieces, states, actions, supervised=False, first_state=True)
         pieces.text("Instruction:")
         return pieces.finish() if finish else pieces
 
-    def _rollout(self, pieces: "_Pieces", states: torch.Tensor, actions: torch.Tensor, supervised: bool, first_state: bool) -> None:
+    def _rollout(
+        self, pieces: _Pieces, states: torch.Tensor, actions: torch.Tensor, supervised: bool, first_state: bool
+    ) -> None:
         if first_state:
             pieces.state(states[0])
         for action, state in zip(actions, states[1:]):
@@ -127,7 +131,9 @@ class SequenceBuilder:
                 pad = value.new_full((length - len(sequence), *value.shape[1:]), fill)
                 columns.append(torch.cat([pad, value] if pad_left else [value, pad]))
             batch[name] = torch.stack(columns)
-        mask = torch.stack([torch.arange(length) >= length - len(s) if pad_left else torch.arange(length) < len(s) for s in sequences])
+        mask = torch.stack(
+            [torch.arange(length) >= length - len(s) if pad_left else torch.arange(length) < len(s) for s in sequences]
+        )
         batch["attention_mask"] = mask.long()
         return batch
 
@@ -143,7 +149,9 @@ class _Pieces:
         self.actions: list[torch.Tensor | None] = []
         self.supervised: list[bool] = []
 
-    def _add(self, token_id: int, kind: int, state: torch.Tensor | None, action: torch.Tensor | None, supervised: bool) -> "_Pieces":
+    def _add(
+        self, token_id: int, kind: int, state: torch.Tensor | None, action: torch.Tensor | None, supervised: bool
+    ) -> _Pieces:
         self.token_ids.append(token_id)
         self.kinds.append(kind)
         self.states.append(state)
@@ -151,28 +159,35 @@ class _Pieces:
         self.supervised.append(supervised)
         return self
 
-    def text(self, text: str, supervised: bool = False) -> "_Pieces":
+    def text(self, text: str, supervised: bool = False) -> _Pieces:
         for token_id in self.builder.tokenize(text):
             self.token(token_id, supervised)
         return self
 
-    def token(self, token_id: int, supervised: bool = False) -> "_Pieces":
+    def token(self, token_id: int, supervised: bool = False) -> _Pieces:
         return self._add(token_id, TEXT, None, None, supervised)
 
-    def state(self, state: torch.Tensor, supervised: bool = False) -> "_Pieces":
+    def state(self, state: torch.Tensor, supervised: bool = False) -> _Pieces:
         return self._add(self.builder.pad_id, STATE, state, None, supervised)
 
-    def action(self, action: torch.Tensor, supervised: bool = False) -> "_Pieces":
+    def action(self, action: torch.Tensor, supervised: bool = False) -> _Pieces:
         return self._add(self.builder.pad_id, ACTION, None, action, supervised)
 
     def finish(self) -> Sequence:
         b = self.builder
         state_zero = torch.zeros(b.state_dim)
         action_zero = torch.zeros((), dtype=torch.int64) if b.discrete_actions else torch.zeros(b.action_dim)
-        states = torch.stack([torch.as_tensor(s, dtype=torch.float32) if s is not None else state_zero for s in self.states])
+        states = torch.stack(
+            [torch.as_tensor(s, dtype=torch.float32) if s is not None else state_zero for s in self.states]
+        )
         action_dtype = torch.int64 if b.discrete_actions else torch.float32
-        actions = torch.stack([torch.as_tensor(a, dtype=action_dtype) if a is not None else action_zero for a in self.actions])
+        actions = torch.stack(
+            [torch.as_tensor(a, dtype=action_dtype) if a is not None else action_zero for a in self.actions]
+        )
         return Sequence(
-            torch.tensor(self.token_ids, dtype=torch.int64), torch.tensor(self.kinds, dtype=torch.int64),
-            states, actions, torch.tensor(self.supervised, dtype=torch.bool),
-        )  # fmt: skip
+            torch.tensor(self.token_ids, dtype=torch.int64),
+            torch.tensor(self.kinds, dtype=torch.int64),
+            states,
+            actions,
+            torch.tensor(self.supervised, dtype=torch.bool),
+        )

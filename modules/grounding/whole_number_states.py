@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 
@@ -49,6 +48,8 @@ class WholeNumberStateHead(nn.Module):
     def forward(self, hidden: Tensor, reference: Tensor) -> Tensor:
         values = self.values
         current = reference.round().long().clamp(0, values - 1).unsqueeze(-1)
-        change_index = torch.arange(values, device=hidden.device) - current + values - 1  # next value v ↔ change v - current
+        change_index = (
+            torch.arange(values, device=hidden.device) - current + values - 1
+        )  # next value v ↔ change v - current
         change = self.change_logits(hidden).unflatten(-1, (-1, 2 * values - 1)).gather(-1, change_index)
         return self.value_logits(hidden).unflatten(-1, (-1, values)) + change

@@ -10,10 +10,18 @@ from tests.synthetic_episodes import synthetic_dataset
 REAL = to_transitions(synthetic_dataset("real", (5,) * 60))  # 300 rows
 IMAGINARY = to_transitions(synthetic_dataset("imaginary", (5,) * 20))  # 100 rows
 BATCH_KEYS = {
-    "state", "instruction_embedding", "action", "task_id", "source",
-    ("next", "state"), ("next", "instruction_embedding"), ("next", "reward"),
-    ("next", "terminated"), ("next", "truncated"), ("next", "done"),
-}  # fmt: skip
+    "state",
+    "instruction_embedding",
+    "action",
+    "task_id",
+    "source",
+    ("next", "state"),
+    ("next", "instruction_embedding"),
+    ("next", "reward"),
+    ("next", "terminated"),
+    ("next", "truncated"),
+    ("next", "done"),
+}
 
 
 def assert_rows_match_origin(batch) -> None:

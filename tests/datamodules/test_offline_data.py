@@ -10,7 +10,6 @@ from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.datasets import DatasetError, load_episodes
 from imaginebench.errors import UserInputError
-from imaginebench.instructions import InstructionEncoder
 from tests.shipped_fixtures import TINY_SETTINGS
 from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
 
@@ -18,13 +17,18 @@ from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_D
 @pytest.fixture
 def paths(tmp_path):
     return {
-        "real": [write_synthetic(tmp_path / "real-a", "real"), write_synthetic(tmp_path / "real-b", "real", num_episodes=4)],
+        "real": [
+            write_synthetic(tmp_path / "real-a", "real"),
+            write_synthetic(tmp_path / "real-b", "real", num_episodes=4),
+        ],
         "imaginary": [write_synthetic(tmp_path / "imaginary", "imaginary")],
     }
 
 
 def make_data(paths, rank: int | None = None, **kwargs) -> OfflineDataModule:
-    data = OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], **{"batch_size": 32, "batches_per_epoch": 4, **kwargs})
+    data = OfflineDataModule(
+        ENV_ID, paths["real"], paths["imaginary"], **{"batch_size": 32, "batches_per_epoch": 4, **kwargs}
+    )
     if rank is not None:
         data.trainer = SimpleNamespace(global_rank=rank)
     data.setup("fit")
@@ -38,9 +42,13 @@ def epoch_states(data: OfflineDataModule) -> torch.Tensor:
 def test_env_spec_is_known_before_any_data_exists(tmp_path):
     data = OfflineDataModule(ENV_ID, real=[str(tmp_path / "not-collected-yet")], mix_ratio_real=1.0)
     assert data.env_spec == {
-        "state_dim": STATE_DIM, "embedding_dim": EMBEDDING_DIM, "action_kind": "discrete",
-        "num_actions": NUM_ACTIONS, "action_dim": 0, "action_bound": 1.0,
-    }  # fmt: skip
+        "state_dim": STATE_DIM,
+        "embedding_dim": EMBEDDING_DIM,
+        "action_kind": "discrete",
+        "num_actions": NUM_ACTIONS,
+        "action_dim": 0,
+        "action_bound": 1.0,
+    }
     assert data.real_dataset is None
 
 
@@ -83,8 +91,14 @@ def test_imaginary_levels_load_the_data_roots_rollouts_else_the_shipped_ones(pat
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(root))
     monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", assets)
     own_easy = load_episodes(write_synthetic(root / ENV_ID / "imaginary-easy", "imaginary", num_episodes=3))
-    shipped_hard = load_episodes(write_synthetic(assets / ENV_ID / "imaginary-hard", "imaginary", num_episodes=5, tasks=["open_door", "put_line"]))
-    write_synthetic(assets / ENV_ID / "imaginary-easy", "imaginary", num_episodes=7)  # the data root's own easy data win
+    shipped_hard = load_episodes(
+        write_synthetic(
+            assets / ENV_ID / "imaginary-hard", "imaginary", num_episodes=5, tasks=["open_door", "put_line"]
+        )
+    )
+    write_synthetic(
+        assets / ENV_ID / "imaginary-easy", "imaginary", num_episodes=7
+    )  # the data root's own easy data win
     data = make_data({**paths, "imaginary": []}, imaginary_levels=["easy", "hard"])
     assert data.imaginary_dataset.num_steps == own_easy.num_steps + shipped_hard.num_steps
     assert data.tasks == TASKS["real"] + ["open_door", "put_line"]
@@ -92,7 +106,9 @@ def test_imaginary_levels_load_the_data_roots_rollouts_else_the_shipped_ones(pat
         make_data({**paths, "imaginary": []}, imaginary_levels=["train"])
 
 
-def test_prepare_data_imagines_missing_levels_once_from_the_shipped_model(paths, tmp_path, monkeypatch, shipped_tiny_model):
+def test_prepare_data_imagines_missing_levels_once_from_the_shipped_model(
+    paths, tmp_path, monkeypatch, shipped_tiny_model
+):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
     data = OfflineDataModule(ENV_ID, paths["real"], imaginary_levels=["easy"], batch_size=8, batches_per_epoch=1)
     data.prepare_data()
@@ -101,7 +117,10 @@ def test_prepare_data_imagines_missing_levels_once_from_the_shipped_model(paths,
     monkeypatch.setattr("imaginebench.shipped.imagine", lambda *args, **kwargs: pytest.fail("imagined again"))
     data.prepare_data()
     data.setup("fit")
-    assert data.imaginary_dataset.num_episodes == TINY_SETTINGS["rollouts"] and data.imaginary_dataset.metadata["level"] == "easy"
+    assert (
+        data.imaginary_dataset.num_episodes == TINY_SETTINGS["rollouts"]
+        and data.imaginary_dataset.metadata["level"] == "easy"
+    )
 
 
 def test_missing_imaginary_data_names_mix_ratio_real(paths):
@@ -132,12 +151,18 @@ def test_mismatched_dataset_is_rejected_naming_file_and_field(paths, tmp_path, l
         make_data({**paths, listed_as: paths[listed_as] + [bad]})
 
 
-def test_a_real_path_that_does_not_exist_is_an_error_and_nothing_is_collected(paths, tmp_path, monkeypatch, shipped_tiny_model):
+def test_a_real_path_that_does_not_exist_is_an_error_and_nothing_is_collected(
+    paths, tmp_path, monkeypatch, shipped_tiny_model
+):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
     monkeypatch.setattr("datamodules.real_data.collect", lambda *args, **kwargs: pytest.fail("collected"))
     misspelled = str(tmp_path / "real-trian")
-    data = OfflineDataModule(ENV_ID, paths["real"] + [misspelled], imaginary_levels=["easy"], real_levels=["train"], collect_if_missing=30)
-    with pytest.raises(DatasetError, match=rf"data.real: {misspelled} is neither a dataset directory nor a local Minari dataset id"):
+    data = OfflineDataModule(
+        ENV_ID, paths["real"] + [misspelled], imaginary_levels=["easy"], real_levels=["train"], collect_if_missing=30
+    )
+    with pytest.raises(
+        DatasetError, match=rf"data.real: {misspelled} is neither a dataset directory nor a local Minari dataset id"
+    ):
         data.prepare_data()
     assert not (tmp_path / "real-trian").exists() and not (tmp_path / "root").exists()  # checked before imagining too
 
@@ -148,14 +173,23 @@ def test_real_levels_are_collected_on_first_use_into_the_default_location(paths,
     with pytest.raises(DatasetError, match=rf"data.real_levels: {default} does not exist; set data.collect_if_missing"):
         OfflineDataModule(ENV_ID, real_levels=["hard"], mix_ratio_real=1.0).prepare_data()
     calls = []
-    monkeypatch.setattr("datamodules.real_data.collect", lambda *args, **kwargs: calls.append((args, kwargs)) or write_synthetic(args[3], "real"))
-    data = OfflineDataModule(ENV_ID, paths["real"], real_levels=["hard"], collect_if_missing=30, mix_ratio_real=1.0, batch_size=8)
+    monkeypatch.setattr(
+        "datamodules.real_data.collect",
+        lambda *args, **kwargs: calls.append((args, kwargs)) or write_synthetic(args[3], "real"),
+    )
+    data = OfflineDataModule(
+        ENV_ID, paths["real"], real_levels=["hard"], collect_if_missing=30, mix_ratio_real=1.0, batch_size=8
+    )
     data.prepare_data()
     data.prepare_data()  # there now: not collected again
-    assert calls == [((ENV_ID, "hard", 30, default), {"seed": 0, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True})]
+    assert calls == [
+        ((ENV_ID, "hard", 30, default), {"seed": 0, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True})
+    ]
     data.setup("fit")
     assert data.real_dataset.num_steps == (20 + 4 + 20) * 5  # the listed datasets, then the level's default one
-    with pytest.raises(UserInputError, match=rf"data.real lists {default}, which data.real_levels \['hard'\] loads already"):
+    with pytest.raises(
+        UserInputError, match=rf"data.real lists {default}, which data.real_levels \['hard'\] loads already"
+    ):
         make_data({"real": [str(default)], "imaginary": []}, real_levels=["hard"], mix_ratio_real=1.0)
 
 
@@ -185,9 +219,14 @@ class BatchRecorder(LightningModule):
 def fit(paths, tmp_path, max_epochs: int, ckpt_path: str | None = None) -> BatchRecorder:
     module = BatchRecorder()
     trainer = Trainer(
-        max_epochs=max_epochs, accelerator="cpu", logger=False, enable_progress_bar=False, enable_model_summary=False,
-        callbacks=[ModelCheckpoint(dirpath=tmp_path / "checkpoints", save_last=True)], default_root_dir=tmp_path,
-    )  # fmt: skip
+        max_epochs=max_epochs,
+        accelerator="cpu",
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        callbacks=[ModelCheckpoint(dirpath=tmp_path / "checkpoints", save_last=True)],
+        default_root_dir=tmp_path,
+    )
     data = OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], batch_size=16, batches_per_epoch=3, seed=1)
     trainer.fit(module, datamodule=data, ckpt_path=ckpt_path)
     return module

@@ -6,8 +6,8 @@ import stat
 import pytest
 import torch
 
-from imaginebench.datasets import DatasetError, load_episodes, write_episodes
 from imaginebench import storage
+from imaginebench.datasets import DatasetError, load_episodes, write_episodes
 from tests.synthetic_episodes import synthetic_dataset as synthetic
 
 

@@ -6,7 +6,14 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from imaginebench.datasets import DatasetError, concat_datasets, load_episodes, to_transitions, with_instruction_embeddings, write_episodes
+from imaginebench.datasets import (
+    DatasetError,
+    concat_datasets,
+    load_episodes,
+    to_transitions,
+    with_instruction_embeddings,
+    write_episodes,
+)
 from imaginebench.datasets.legacy import to_padded_arrays
 from tests.synthetic_episodes import synthetic_dataset as synthetic
 
@@ -19,7 +26,10 @@ def test_round_trip_preserves_every_field(tmp_path):
     assert torch.equal(loaded.instruction_embeddings, original.instruction_embeddings)
     assert loaded.instruction_texts == original.instruction_texts
     assert loaded.num_episodes == 3 and loaded.num_steps == 10
-    assert loaded.metadata["counts"]["per_task"] == {"goto": {"episodes": 2, "successes": 2}, "pickup": {"episodes": 1, "successes": 1}}
+    assert loaded.metadata["counts"]["per_task"] == {
+        "goto": {"episodes": 2, "successes": 2},
+        "pickup": {"episodes": 1, "successes": 1},
+    }
 
 
 @settings(max_examples=25, deadline=None)
@@ -30,7 +40,9 @@ def test_concat_keeps_episodes_whole_and_embeddings_attached(lengths_a, lengths_
     merged = concat_datasets([a, b])
     assert merged.num_episodes == len(lengths_a) + len(lengths_b)
     # each row's embedding is the one its own dataset assigned to it
-    expected = torch.cat([a.instruction_embeddings[a.steps["instruction_id"]], b.instruction_embeddings[b.steps["instruction_id"]]])
+    expected = torch.cat(
+        [a.instruction_embeddings[a.steps["instruction_id"]], b.instruction_embeddings[b.steps["instruction_id"]]]
+    )
     assert torch.equal(merged.instruction_embeddings[merged.steps["instruction_id"]], expected)
     assert torch.equal(merged.steps["state"], torch.cat([a.steps["state"], b.steps["state"]]))
 
@@ -89,7 +101,9 @@ def test_transitions_bootstrap_through_truncation_only():
     assert td["next", "done"][:, 0].tolist() == [False, True, False, False, True]
     assert td["next", "terminated"][:, 0].tolist() == [False, False, False, False, True]
     expected = dataset.instruction_embeddings[dataset.steps["instruction_id"]]
-    assert torch.equal(td["instruction_embedding"], expected) and torch.equal(td["next", "instruction_embedding"], expected)
+    assert torch.equal(td["instruction_embedding"], expected) and torch.equal(
+        td["next", "instruction_embedding"], expected
+    )
     assert "instruction_id" not in td.keys()
 
 
@@ -101,7 +115,9 @@ def test_padded_arrays_match_the_original_layout():
     assert arrays["masks"][:, :, 0].tolist() == [[1, 1, 0, 0], [1, 1, 1, 1]]
     # state of episode 1, step 3, followed by its instruction embedding
     row = int(np.flatnonzero((dataset.steps["episode_id"] == 1) & (dataset.steps["step"] == 3))[0])
-    expected = torch.cat([dataset.steps["state"][row], dataset.instruction_embeddings[dataset.steps["instruction_id"][row]]])
+    expected = torch.cat(
+        [dataset.steps["state"][row], dataset.instruction_embeddings[dataset.steps["instruction_id"][row]]]
+    )
     np.testing.assert_array_equal(arrays["observations"][1, 3], expected.numpy())
     assert arrays["actions"][1, 3] == int(dataset.steps["action"][row])
 

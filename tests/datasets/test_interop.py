@@ -22,7 +22,9 @@ PROVENANCE = ("env_id", "level", "source", "encoder_id", "tasks", "generator", "
 def chained(action_kind: str = "discrete", lengths=(1, 4, 3, 2), source: str = "real"):
     """A synthetic dataset whose ``next_state`` is the next row's state inside an episode (as collected
     data is), with a truncated episode, and continuous actions if asked."""
-    dataset = synthetic_dataset(source, lengths, generator={"kind": "expert", "seed": 3}, produced_by={"command": "test"})
+    dataset = synthetic_dataset(
+        source, lengths, generator={"kind": "expert", "seed": 3}, produced_by={"command": "test"}
+    )
     steps = dataset.steps
     same = steps["episode_id"][1:] == steps["episode_id"][:-1]
     steps["next_state"][:-1][same] = steps["state"][1:][same]
@@ -38,8 +40,13 @@ def assert_same_transitions(loaded, original, exact_ids: bool = True):
     fields = [name for name in original.steps.keys() if exact_ids or name != "instruction_id"]
     for name in fields:
         assert torch.equal(loaded.steps[name], original.steps[name]), name
-    assert [loaded.instruction_texts[i] for i in loaded.steps["instruction_id"]] == [original.instruction_texts[i] for i in original.steps["instruction_id"]]
-    assert torch.equal(loaded.instruction_embeddings[loaded.steps["instruction_id"]], original.instruction_embeddings[original.steps["instruction_id"]])
+    assert [loaded.instruction_texts[i] for i in loaded.steps["instruction_id"]] == [
+        original.instruction_texts[i] for i in original.steps["instruction_id"]
+    ]
+    assert torch.equal(
+        loaded.instruction_embeddings[loaded.steps["instruction_id"]],
+        original.instruction_embeddings[original.steps["instruction_id"]],
+    )
     for name in PROVENANCE:
         assert loaded.metadata[name] == original.metadata[name], name
 
@@ -58,15 +65,21 @@ def test_minari_round_trip_and_what_minari_sees(minari_root, tmp_path, action_ki
     assert export_dataset(original, "minari") == MINARI_ID
     loaded = open_dataset(MINARI_ID)
     assert_same_transitions(loaded, original, exact_ids=False)
-    assert load_episodes(write_episodes(loaded, tmp_path / "back")).num_steps == original.num_steps  # passes the validator
+    assert (
+        load_episodes(write_episodes(loaded, tmp_path / "back")).num_steps == original.num_steps
+    )  # passes the validator
 
     seen = minari.load_dataset(MINARI_ID)
     assert seen.total_episodes == 4 and seen.total_steps == original.num_steps
     episode = seen[1]
     assert set(episode.observations) == {"state", "instruction_embedding"}
-    assert np.array_equal(episode.observations["state"], np.concatenate([original.steps["state"][1:5], original.steps["next_state"][4:5]]))
+    assert np.array_equal(
+        episode.observations["state"], np.concatenate([original.steps["state"][1:5], original.steps["next_state"][4:5]])
+    )
     assert list(episode.infos["is_success"]) == [False, *original.steps["success"][1:5].tolist()]
-    assert [m["instruction"] for m in seen.storage.get_episode_metadata(range(4))] == [original.instruction_texts[i] for i in (0, 1, 2, 0)]
+    assert [m["instruction"] for m in seen.storage.get_episode_metadata(range(4))] == [
+        original.instruction_texts[i] for i in (0, 1, 2, 0)
+    ]
     assert seen.storage.metadata["imaginebench"]["source"] == "real"
 
 
@@ -88,20 +101,27 @@ def test_parquet_round_trip_and_hugging_face_reads_it(tmp_path, monkeypatch, act
     assert_same_transitions(load_parquet(out), original)
     assert torch.equal(load_parquet(out).instruction_embeddings, original.instruction_embeddings)
 
-    steps = datasets.load_dataset("parquet", data_files=f"{out}/{STEPS_FILE}", split="train", cache_dir=str(tmp_path / "hf"))
+    steps = datasets.load_dataset(
+        "parquet", data_files=f"{out}/{STEPS_FILE}", split="train", cache_dir=str(tmp_path / "hf")
+    )
     steps.set_format("numpy")
     assert steps.features["state"].feature.dtype == "float32"
     for name in original.steps.keys():
         assert np.array_equal(steps[name], original.steps[name].numpy()), name
     assert list(steps["instruction"]) == [original.instruction_texts[i] for i in original.steps["instruction_id"]]
-    table = datasets.load_dataset("parquet", data_files=f"{out}/{INSTRUCTIONS_FILE}", split="train", cache_dir=str(tmp_path / "hf"))
+    table = datasets.load_dataset(
+        "parquet", data_files=f"{out}/{INSTRUCTIONS_FILE}", split="train", cache_dir=str(tmp_path / "hf")
+    )
     assert np.array_equal(np.asarray(table["embedding"], dtype=np.float32), original.instruction_embeddings.numpy())
 
 
 def d3rlpy_episodes(arrays) -> list[dict[str, np.ndarray]]:
     """Episodes as d3rlpy cuts them: after every row with ``terminals`` or ``timeouts`` set."""
     ends = np.flatnonzero(np.logical_or(arrays["terminals"], arrays["timeouts"])) + 1
-    return [{key: arrays[key][start:end] for key in ("observations", "actions", "rewards")} for start, end in zip([0, *ends[:-1]], ends)]
+    return [
+        {key: arrays[key][start:end] for key in ("observations", "actions", "rewards")}
+        for start, end in zip([0, *ends[:-1]], ends)
+    ]
 
 
 @pytest.mark.parametrize("action_kind", ["discrete", "continuous"])
@@ -163,7 +183,10 @@ def test_export_refuses_to_overwrite_unless_asked(minari_root, tmp_path, capsys)
     out = tmp_path / "pq"
     main(["export", "--format", "parquet", source, "--out", str(out)])
     (out / "marker").touch()
-    assert re.match(r"imaginebench export: .*pq already exists \(pass --overwrite", export_error(capsys, ["--format", "parquet", source, "--out", str(out)]))
+    assert re.match(
+        r"imaginebench export: .*pq already exists \(pass --overwrite",
+        export_error(capsys, ["--format", "parquet", source, "--out", str(out)]),
+    )
     assert (out / "marker").exists()
     main(["export", "--format", "parquet", source, "--out", str(out), "--overwrite"])
     assert not (out / "marker").exists()
@@ -171,7 +194,9 @@ def test_export_refuses_to_overwrite_unless_asked(minari_root, tmp_path, capsys)
     project.mkdir()
     (project / "notes.txt").write_text("precious")
     for format_name in ("parquet", "d3rlpy"):
-        with pytest.raises(UserInputError, match="myproject is not a .* export of imaginebench.*refusing to replace it"):
+        with pytest.raises(
+            UserInputError, match="myproject is not a .* export of imaginebench.*refusing to replace it"
+        ):
             export_dataset(load_episodes(source), format_name, str(project), overwrite=True)
     assert (project / "notes.txt").read_text() == "precious"
 

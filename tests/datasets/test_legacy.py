@@ -20,14 +20,21 @@ def write_imaginary(root: Path, level: str, episodes: int, metadata: dict | None
     """Expert episodes of ``level`` relabelled as imaginary (``metadata`` overrides fields) at the data root's default place."""
     oracle = load_episodes(collect_module.collect("BabyAI-v0", level, episodes, root / "oracle", progress=False))
     relabelled = {**oracle.metadata, "source": "imaginary", **(metadata or {})}
-    return write_episodes(EpisodeDataset(oracle.steps, oracle.instruction_texts, oracle.instruction_embeddings, relabelled), root / "BabyAI-v0" / f"imaginary-{level}")
+    return write_episodes(
+        EpisodeDataset(oracle.steps, oracle.instruction_texts, oracle.instruction_embeddings, relabelled),
+        root / "BabyAI-v0" / f"imaginary-{level}",
+    )
 
 
 @pytest.mark.parametrize("level", ["rephrase", "easy", "hard"])
-def test_an_empty_data_root_gets_imaginary_data_of_each_novel_level_imagined_from_the_shipped_model(babyai_data_root, shipped_tiny_model, level):
+def test_an_empty_data_root_gets_imaginary_data_of_each_novel_level_imagined_from_the_shipped_model(
+    babyai_data_root, shipped_tiny_model, level
+):
     real, imaginary = imaginebench.make("BabyAI-v0", level=level).get_dataset()
     imagined = load_episodes(default_dataset_dir("BabyAI-v0", "imaginary", level))
-    assert imagined.num_episodes == TINY_SETTINGS["rollouts"] and imagined.metadata["generator"]["kind"] == "grounded-lm"
+    assert (
+        imagined.num_episodes == TINY_SETTINGS["rollouts"] and imagined.metadata["generator"]["kind"] == "grounded-lm"
+    )
     expected = to_padded_arrays(imagined)
     num_episodes, horizon, width = real["observations"].shape
     assert num_episodes == REAL_EPISODES and width == 17 + 384
@@ -53,7 +60,12 @@ def test_imaginary_data_under_the_data_root_win_over_the_shipped_model(babyai_da
 
 @pytest.mark.parametrize(
     "metadata, field",
-    [({"env_id": "Ball-v0"}, "env_id"), ({"encoder_id": "bert-base-uncased:pooler"}, "encoder_id"), ({"level": "hard"}, "level"), ({"source": "real"}, "source")],
+    [
+        ({"env_id": "Ball-v0"}, "env_id"),
+        ({"encoder_id": "bert-base-uncased:pooler"}, "encoder_id"),
+        ({"level": "hard"}, "level"),
+        ({"source": "real"}, "source"),
+    ],
 )
 def test_imaginary_data_made_for_something_else_is_refused_naming_file_and_field(babyai_data_root, metadata, field):
     path = write_imaginary(babyai_data_root, "easy", 2, metadata)
@@ -64,7 +76,16 @@ def test_imaginary_data_made_for_something_else_is_refused_naming_file_and_field
 def test_real_data_of_another_encoder_is_refused(babyai_data_root):
     real_dir = default_dataset_dir("BabyAI-v0", "real", "train")
     real = load_episodes(real_dir)
-    write_episodes(EpisodeDataset(real.steps, real.instruction_texts, real.instruction_embeddings, {**real.metadata, "encoder_id": "other:cls"}), real_dir, overwrite=True)
+    write_episodes(
+        EpisodeDataset(
+            real.steps,
+            real.instruction_texts,
+            real.instruction_embeddings,
+            {**real.metadata, "encoder_id": "other:cls"},
+        ),
+        real_dir,
+        overwrite=True,
+    )
     with pytest.raises(DatasetError, match=rf"{real_dir / 'metadata.json'}: field 'encoder_id' is 'other:cls'"):
         imaginebench.make("BabyAI-v0", level="easy").get_dataset()
 
@@ -88,8 +109,16 @@ def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch
     real, imaginary = env.get_dataset()
     default = tmp_path / "data" / "BabyAI-v0" / "real-train"
     assert collect_calls == [
-        {"env_id": "BabyAI-v0", "level": "train", "episodes": 20000, "out": default, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "progress": True}
-    ]  # fmt: skip
+        {
+            "env_id": "BabyAI-v0",
+            "level": "train",
+            "episodes": 20000,
+            "out": default,
+            "encoder": "all-MiniLM-L6-v2",
+            "pooling": "mean",
+            "progress": True,
+        }
+    ]
     assert real["observations"].shape[0] == REAL_EPISODES and imaginary is not None
     env.get_dataset()
     assert len(collect_calls) == 1
@@ -98,6 +127,9 @@ def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch
 def test_missing_real_data_elsewhere_is_an_error_naming_it(tmp_path, monkeypatch, collect_calls):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "data"))
     elsewhere = tmp_path / "elsewhere"
-    with pytest.raises(FileNotFoundError, match=rf"{elsewhere / 'BabyAI-v0' / 'real-train'}: no real data.*imaginebench collect --env BabyAI-v0"):
+    with pytest.raises(
+        FileNotFoundError,
+        match=rf"{elsewhere / 'BabyAI-v0' / 'real-train'}: no real data.*imaginebench collect --env BabyAI-v0",
+    ):
         imaginebench.make("BabyAI-v0", level="easy").get_dataset(data_dir=str(elsewhere))
     assert collect_calls == [] and not elsewhere.exists()

@@ -34,8 +34,13 @@ def test_the_data_root_wins_and_an_explicit_root_is_looked_at_first(empty_root, 
     assert find_imaginary_dataset("BabyAI-v0", "easy") == empty_root / "BabyAI-v0" / "imaginary-easy"
     assert find_imaginary_dataset("BabyAI-v0", "hard") == assets_with_rollouts / "BabyAI-v0" / "imaginary-hard"
     (tmp_path / "mine" / "BabyAI-v0" / "imaginary-hard").mkdir(parents=True)
-    assert find_imaginary_dataset("BabyAI-v0", "hard", tmp_path / "mine") == tmp_path / "mine" / "BabyAI-v0" / "imaginary-hard"
+    assert (
+        find_imaginary_dataset("BabyAI-v0", "hard", tmp_path / "mine")
+        == tmp_path / "mine" / "BabyAI-v0" / "imaginary-hard"
+    )
 
 
 def test_no_data_in_either_place_is_none(empty_root, assets_with_rollouts):
-    assert find_imaginary_dataset("Ball-v0", "easy") is None  # imagining it is imaginebench.shipped's job (tests/test_shipped.py)
+    assert (
+        find_imaginary_dataset("Ball-v0", "easy") is None
+    )  # imagining it is imaginebench.shipped's job (tests/test_shipped.py)

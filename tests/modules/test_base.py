@@ -80,10 +80,16 @@ def test_one_global_step_per_batch_and_checkpoint_round_trip(algorithm, env_spec
         assert restored.target_updater.state_dict() == module.target_updater.state_dict()
 
 
-SOFT_UPDATES = [(algorithm, spec) for algorithm, spec in CASES if algorithm in (IQL, TD3BC, PRDC, COMBO) or (algorithm in (BCQ, CQL) and spec is CONTINUOUS)]
+SOFT_UPDATES = [
+    (algorithm, spec)
+    for algorithm, spec in CASES
+    if algorithm in (IQL, TD3BC, PRDC, COMBO) or (algorithm in (BCQ, CQL) and spec is CONTINUOUS)
+]
 
 
-@pytest.mark.parametrize("algorithm, env_spec", SOFT_UPDATES, ids=[f"{a.__name__}-{s['action_kind']}" for a, s in SOFT_UPDATES])
+@pytest.mark.parametrize(
+    "algorithm, env_spec", SOFT_UPDATES, ids=[f"{a.__name__}-{s['action_kind']}" for a, s in SOFT_UPDATES]
+)
 def test_soft_target_update_moves_every_target_by_tau(algorithm, env_spec):
     module = build(algorithm, env_spec, InstructionBandit(env_spec), tau=0.25)
     loss = module.target_updater.loss_module
@@ -95,18 +101,27 @@ def test_soft_target_update_moves_every_target_by_tau(algorithm, env_spec):
     module.target_updater.step()
     for name in names:
         online = getattr(loss, name.removeprefix("target_"))
-        expected = before[name].apply(lambda old, new: 0.75 * old + 0.25 * new.data if new.requires_grad else old, online)
+        expected = before[name].apply(
+            lambda old, new: 0.75 * old + 0.25 * new.data if new.requires_grad else old, online
+        )
         torch.testing.assert_close(getattr(loss, name).to_dict(), expected.to_dict())
 
 
 def test_normalisation_uses_the_given_statistics_in_batches_and_in_act():
     module = IQL(CONTINUOUS, **SMALL)
-    assert module.normalizes_states and not IQL(DISCRETE, **SMALL).normalizes_states  # on by default for continuous only
+    assert (
+        module.normalizes_states and not IQL(DISCRETE, **SMALL).normalizes_states
+    )  # on by default for continuous only
     batch = InstructionBandit(CONTINUOUS).batch(8)
     module.set_state_statistics(torch.tensor([1.0, -2.0, 0.5]), torch.tensor([2.0, 4.0, 0.5]))
     normalised = module.on_after_batch_transfer(batch, 0)
-    torch.testing.assert_close(normalised["state"], (batch["state"] - torch.tensor([1.0, -2.0, 0.5])) / torch.tensor([2.0, 4.0, 0.5]))
-    torch.testing.assert_close(normalised["next", "state"] * torch.tensor([2.0, 4.0, 0.5]) + torch.tensor([1.0, -2.0, 0.5]), batch["next", "state"])
+    torch.testing.assert_close(
+        normalised["state"], (batch["state"] - torch.tensor([1.0, -2.0, 0.5])) / torch.tensor([2.0, 4.0, 0.5])
+    )
+    torch.testing.assert_close(
+        normalised["next", "state"] * torch.tensor([2.0, 4.0, 0.5]) + torch.tensor([1.0, -2.0, 0.5]),
+        batch["next", "state"],
+    )
     restored = IQL(CONTINUOUS, **SMALL)
     restored.load_state_dict(module.state_dict())  # the statistics travel with the weights
     torch.testing.assert_close(restored.state_std, module.state_std)

@@ -31,9 +31,13 @@ def test_discrete_q_loss_on_terminal_rows_is_the_huber_error_to_the_reward():
     batch = InstructionBandit(DISCRETE).batch(16)
     batch["next", "reward"].uniform_(-3, 3)
     with torch.no_grad():
-        q_taken = module.q_network(torch.cat([batch["state"], batch["instruction_embedding"]], -1)).gather(-1, batch["action"].unsqueeze(-1))
+        q_taken = module.q_network(torch.cat([batch["state"], batch["instruction_embedding"]], -1)).gather(
+            -1, batch["action"].unsqueeze(-1)
+        )
         losses = module.losses(batch)
-    torch.testing.assert_close(losses["loss_qvalue"], F.smooth_l1_loss(q_taken, batch["next", "reward"], reduction="none").squeeze(-1))
+    torch.testing.assert_close(
+        losses["loss_qvalue"], F.smooth_l1_loss(q_taken, batch["next", "reward"], reduction="none").squeeze(-1)
+    )
 
 
 def test_perturbation_moves_an_action_by_at_most_the_flexibility():

@@ -3,7 +3,8 @@ import copy
 import lightning.pytorch as pl
 import pytest
 import torch
-from tensordict import TensorDict, assert_allclose_td as assert_close
+from tensordict import TensorDict
+from tensordict import assert_allclose_td as assert_close
 
 from modules.cql import CQL
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit, success_after_training
@@ -61,7 +62,9 @@ def test_discrete_conservative_penalty_pushes_unseen_actions_below_data_actions(
 
 
 def test_discrete_cql_solves_the_bandit():
-    assert success_after_training(CQL, DISCRETE, max_steps=300) > 0.9  # ignoring the instruction or the state caps it at 0.5
+    assert (
+        success_after_training(CQL, DISCRETE, max_steps=300) > 0.9
+    )  # ignoring the instruction or the state caps it at 0.5
 
 
 def test_hard_target_update_copies_every_interval():

@@ -7,7 +7,9 @@ from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBand
 
 @pytest.mark.parametrize("env_spec, threshold", [(DISCRETE, 0.9), (CONTINUOUS, 0.9)], ids=["discrete", "continuous"])
 def test_iql_solves_the_bandit(env_spec, threshold):
-    assert success_after_training(IQL, env_spec, max_steps=300) > threshold  # ignoring instruction or state caps it at 0.5 / 0
+    assert (
+        success_after_training(IQL, env_spec, max_steps=300) > threshold
+    )  # ignoring instruction or state caps it at 0.5 / 0
 
 
 def test_value_fits_an_upper_expectile_of_q():

@@ -8,7 +8,13 @@ from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
 
 
 @settings(max_examples=30, deadline=None)
-@given(rows=st.integers(1, 40), queries=st.integers(1, 8), dim=st.integers(1, 6), chunk=st.integers(1, 50), seed=st.integers(0, 1000))
+@given(
+    rows=st.integers(1, 40),
+    queries=st.integers(1, 8),
+    dim=st.integers(1, 6),
+    chunk=st.integers(1, 50),
+    seed=st.integers(0, 1000),
+)
 def test_chunked_search_finds_the_exact_nearest_key(rows, queries, dim, chunk, seed):
     generator = torch.Generator().manual_seed(seed)
     keys, query = torch.randn(rows, dim, generator=generator), torch.randn(queries, dim, generator=generator)

@@ -16,7 +16,12 @@ class Snapshots(pl.Callback):
 
     def on_train_batch_end(self, trainer, module, *args) -> None:
         loss = module.loss
-        self.after_step.append(tuple(p.clone() for p in (loss.actor_network_params, loss.target_qvalue_network_params, loss.qvalue_network_params)))
+        self.after_step.append(
+            tuple(
+                p.clone()
+                for p in (loss.actor_network_params, loss.target_qvalue_network_params, loss.qvalue_network_params)
+            )
+        )
 
 
 def test_actor_and_targets_move_only_every_actor_update_interval():

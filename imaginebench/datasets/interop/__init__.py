@@ -14,14 +14,22 @@ from imaginebench.errors import UserInputError
 EXPORT_FORMATS = ("minari", "parquet", "d3rlpy")
 
 
-def export_dataset(dataset: EpisodeDataset, format_name: str, out: str | None = None, dataset_id: str | None = None, overwrite: bool = False) -> str:
+def export_dataset(
+    dataset: EpisodeDataset,
+    format_name: str,
+    out: str | None = None,
+    dataset_id: str | None = None,
+    overwrite: bool = False,
+) -> str:
     """Export ``dataset``; returns where it went. ``minari`` names a dataset id under minari's root
     (``dataset_id``, default from env, source and level); the others write the directory ``out``."""
     if format_name not in EXPORT_FORMATS:
         raise UserInputError(f"--format {format_name!r}: unknown; choose one of {', '.join(EXPORT_FORMATS)}")
     if format_name == "minari":
         if out is not None:
-            raise UserInputError("--out: --format minari writes under $MINARI_DATASETS_PATH; name the dataset with --dataset-id")
+            raise UserInputError(
+                "--out: --format minari writes under $MINARI_DATASETS_PATH; name the dataset with --dataset-id"
+            )
         from imaginebench.datasets.interop.minari_format import export_minari
 
         return export_minari(dataset, dataset_id, overwrite)
@@ -53,4 +61,6 @@ def open_dataset(spec: str | Path) -> EpisodeDataset:
         return load_minari(str(spec))
     from minari.storage import get_dataset_path
 
-    raise DatasetError(f"{spec}: neither a dataset directory nor a local Minari dataset id (under {get_dataset_path()})")
+    raise DatasetError(
+        f"{spec}: neither a dataset directory nor a local Minari dataset id (under {get_dataset_path()})"
+    )

@@ -16,7 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from imaginebench.datasets.episodes import EpisodeDataset
-from imaginebench.datasets.interop.flat import episode_bounds, export_metadata, refuse_existing, require_chained, row_embeddings
+from imaginebench.datasets.interop.flat import (
+    episode_bounds,
+    export_metadata,
+    refuse_existing,
+    require_chained,
+    row_embeddings,
+)
 from imaginebench.storage import atomic_directory
 
 ARRAYS_FILE, METADATA_FILE = "mdp_dataset.npz", "metadata.json"
@@ -46,7 +52,9 @@ def export_d3rlpy(dataset: EpisodeDataset, out: str | Path, overwrite: bool = Fa
     layout = {"state": [0, state_dim], "instruction_embedding": [state_dim, arrays["observations"].shape[1]]}
     with atomic_directory(out) as tmp:
         np.savez_compressed(tmp / ARRAYS_FILE, **arrays)  # 31 MB instead of 237 MB for BabyAI real-train
-        (tmp / METADATA_FILE).write_text(json.dumps(export_metadata(dataset, "d3rlpy", arrays=ARRAYS_FILE, observation_columns=layout), indent=2))
+        (tmp / METADATA_FILE).write_text(
+            json.dumps(export_metadata(dataset, "d3rlpy", arrays=ARRAYS_FILE, observation_columns=layout), indent=2)
+        )
     return out
 
 

@@ -10,13 +10,28 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from imaginebench.datasets.episodes import SCHEMA_VERSION, DatasetError, EpisodeDataset, episode_row_ranges, validate_episodes
+from imaginebench.datasets.episodes import (
+    SCHEMA_VERSION,
+    DatasetError,
+    EpisodeDataset,
+    episode_row_ranges,
+    validate_episodes,
+)
 from imaginebench.errors import UserInputError
 
 STEP_FIELDS = (
-    "episode_id", "step", "state", "action", "reward", "next_state",
-    "terminated", "truncated", "success", "task_id", "instruction_id",
-)  # fmt: skip
+    "episode_id",
+    "step",
+    "state",
+    "action",
+    "reward",
+    "next_state",
+    "terminated",
+    "truncated",
+    "success",
+    "task_id",
+    "instruction_id",
+)
 """Every per-step field of the episode format, in the order flat exports list them."""
 
 
@@ -28,7 +43,9 @@ def refuse_existing(out: Path, overwrite: bool, format_name: str | None = None) 
     if not overwrite:
         raise UserInputError(f"{out} already exists (pass --overwrite to replace it)")
     if format_name is not None and _export_format(out) != format_name:
-        raise UserInputError(f"--out {out} is not a {format_name} export of imaginebench (no metadata.json naming it); refusing to replace it")
+        raise UserInputError(
+            f"--out {out} is not a {format_name} export of imaginebench (no metadata.json naming it); refusing to replace it"
+        )
 
 
 def _export_format(out: Path) -> str | None:
@@ -56,26 +73,41 @@ def require_chained(dataset: EpisodeDataset, format_name: str) -> None:
     same = episode_id[1:] == episode_id[:-1]
     where = f"{dataset.path or 'dataset'}: field"
     if not (steps["next_state"][:-1] == steps["state"][1:]).all(-1)[same].all():
-        raise DatasetError(f"{where} 'next_state' differs from the next row's state inside an episode; {format_name} cannot store that")
+        raise DatasetError(
+            f"{where} 'next_state' differs from the next row's state inside an episode; {format_name} cannot store that"
+        )
     for name in ("instruction_id", "task_id"):
         if not (steps[name][1:] == steps[name][:-1])[same].all():
             raise DatasetError(f"{where} {name!r} changes inside an episode; {format_name} stores one per episode")
     if ((steps["terminated"] | steps["truncated"])[:-1] & same).any():
-        raise DatasetError(f"{where} 'terminated'/'truncated' is set before an episode's last step; {format_name} would split it")
+        raise DatasetError(
+            f"{where} 'terminated'/'truncated' is set before an episode's last step; {format_name} would split it"
+        )
 
 
 def export_metadata(dataset: EpisodeDataset, format_name: str, **layout: Any) -> dict[str, Any]:
     """The dataset's metadata (env, level, source, encoder, tasks, generator, produced_by) plus how
     this export lays the fields out, so a reader of the exported files needs nothing else."""
-    return {**dataset.metadata, "schema_version": SCHEMA_VERSION, "counts": dataset.counts(), "export": {"format": format_name, **layout}}
+    return {
+        **dataset.metadata,
+        "schema_version": SCHEMA_VERSION,
+        "counts": dataset.counts(),
+        "export": {"format": format_name, **layout},
+    }
 
 
-def dataset_from_columns(columns: dict[str, np.ndarray], texts: list[str], embeddings: np.ndarray, metadata: dict[str, Any], path: Path) -> EpisodeDataset:
+def dataset_from_columns(
+    columns: dict[str, np.ndarray], texts: list[str], embeddings: np.ndarray, metadata: dict[str, Any], path: Path
+) -> EpisodeDataset:
     """An :class:`EpisodeDataset` from per-step numpy ``columns`` (the fields of
     :mod:`imaginebench.datasets.episodes`), validated like a dataset loaded from disk."""
-    steps = TensorDict({name: torch.as_tensor(np.array(value)) for name, value in columns.items()}, batch_size=[len(columns["reward"])])
+    steps = TensorDict(
+        {name: torch.as_tensor(np.array(value)) for name, value in columns.items()}, batch_size=[len(columns["reward"])]
+    )
     metadata = {key: value for key, value in metadata.items() if key != "export"}
-    dataset = EpisodeDataset(steps, list(texts), torch.as_tensor(np.array(embeddings, dtype=np.float32)), metadata, path)
+    dataset = EpisodeDataset(
+        steps, list(texts), torch.as_tensor(np.array(embeddings, dtype=np.float32)), metadata, path
+    )
     dataset.metadata["counts"] = dataset.counts()
     validate_episodes(dataset)
     return dataset

@@ -20,7 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from imaginebench.datasets.episodes import DatasetError, EpisodeDataset
-from imaginebench.datasets.interop.flat import dataset_from_columns, episode_bounds, export_metadata, refuse_existing, require_chained, row_embeddings
+from imaginebench.datasets.interop.flat import (
+    dataset_from_columns,
+    episode_bounds,
+    export_metadata,
+    refuse_existing,
+    require_chained,
+    row_embeddings,
+)
 from imaginebench.errors import UserInputError
 
 METADATA_KEY = "imaginebench"
@@ -62,22 +69,34 @@ def export_minari(dataset: EpisodeDataset, dataset_id: str | None = None, overwr
     require_chained(dataset, "Minari")
     episodes = episode_bounds(dataset)
     buffers = list(_episode_buffers(dataset, episodes))
-    task_id, instruction_id, episode_id = (dataset.steps[name].numpy()[episodes[:, 0]] for name in ("task_id", "instruction_id", "episode_id"))
+    task_id, instruction_id, episode_id = (
+        dataset.steps[name].numpy()[episodes[:, 0]] for name in ("task_id", "instruction_id", "episode_id")
+    )
     shutil.rmtree(target, ignore_errors=True)  # minari refuses an existing id; --overwrite was checked above
     try:
         with warnings.catch_warnings():  # minari asks for a code permalink, an e-mail address and an env spec
             warnings.filterwarnings("ignore", category=UserWarning, module="minari")
             created = minari.create_dataset_from_buffers(
-                dataset_id, buffers, observation_space=_observation_space(dataset.metadata),
-                action_space=_action_space(dataset.metadata), algorithm_name=str(dataset.metadata.get("generator", {}).get("kind", "unknown")),
-                author="imaginebench", description=f"ImagineBench {dataset.source} episodes of {dataset.metadata['env_id']}, level {dataset.metadata['level']}",
+                dataset_id,
+                buffers,
+                observation_space=_observation_space(dataset.metadata),
+                action_space=_action_space(dataset.metadata),
+                algorithm_name=str(dataset.metadata.get("generator", {}).get("kind", "unknown")),
+                author="imaginebench",
+                description=f"ImagineBench {dataset.source} episodes of {dataset.metadata['env_id']}, level {dataset.metadata['level']}",
                 data_format=DATA_FORMAT,
-            )  # fmt: skip
+            )
         created.storage.update_episode_metadata(
             {"episode_id": int(e), "task": dataset.tasks[t], "instruction": dataset.instruction_texts[i]}
             for e, t, i in zip(episode_id, task_id, instruction_id)
-        )  # fmt: skip
-        created.storage.update_metadata({METADATA_KEY: export_metadata(dataset, "minari", observation_keys=["state", "instruction_embedding"], success_info=SUCCESS_INFO)})
+        )
+        created.storage.update_metadata(
+            {
+                METADATA_KEY: export_metadata(
+                    dataset, "minari", observation_keys=["state", "instruction_embedding"], success_info=SUCCESS_INFO
+                )
+            }
+        )
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
@@ -90,7 +109,9 @@ def _observation_space(metadata: dict):
     def vector(size: int) -> spaces.Box:
         return spaces.Box(-np.inf, np.inf, (size,), np.float32)
 
-    return spaces.Dict({"state": vector(int(metadata["state_dim"])), "instruction_embedding": vector(int(metadata["embedding_dim"]))})
+    return spaces.Dict(
+        {"state": vector(int(metadata["state_dim"])), "instruction_embedding": vector(int(metadata["embedding_dim"]))}
+    )
 
 
 def _action_space(metadata: dict):
@@ -109,11 +130,16 @@ def _episode_buffers(dataset: EpisodeDataset, episodes: np.ndarray):
     for start, end in episodes:
         with_last = np.r_[start:end, end - 1]
         yield EpisodeBuffer(
-            observations={"state": np.concatenate([steps["state"][start:end], steps["next_state"][end - 1 : end]]), "instruction_embedding": embedding[with_last]},
-            actions=steps["action"][start:end], rewards=steps["reward"][start:end],
-            terminations=steps["terminated"][start:end], truncations=steps["truncated"][start:end],
+            observations={
+                "state": np.concatenate([steps["state"][start:end], steps["next_state"][end - 1 : end]]),
+                "instruction_embedding": embedding[with_last],
+            },
+            actions=steps["action"][start:end],
+            rewards=steps["reward"][start:end],
+            terminations=steps["terminated"][start:end],
+            truncations=steps["truncated"][start:end],
             infos={SUCCESS_INFO: np.concatenate([[False], steps["success"][start:end]])},
-        )  # fmt: skip
+        )
 
 
 def load_minari(dataset_id: str) -> EpisodeDataset:
@@ -127,12 +153,17 @@ def load_minari(dataset_id: str) -> EpisodeDataset:
     path = Path(source.storage.data_path)
     metadata = source.storage.metadata.get(METADATA_KEY)
     if not isinstance(metadata, dict):
-        raise DatasetError(f"{path / 'metadata.json'}: field {METADATA_KEY!r} is missing (not written by `imaginebench export`)")
+        raise DatasetError(
+            f"{path / 'metadata.json'}: field {METADATA_KEY!r} is missing (not written by `imaginebench export`)"
+        )
     episodes = list(source.iterate_episodes())
     episode_metadata = list(source.storage.get_episode_metadata(source.episode_indices))
     lengths = np.array([len(episode) for episode in episodes])
     texts = list(dict.fromkeys(str(m["instruction"]) for m in episode_metadata))
-    text_row, task_row = {text: i for i, text in enumerate(texts)}, {task: i for i, task in enumerate(metadata["tasks"])}
+    text_row, task_row = (
+        {text: i for i, text in enumerate(texts)},
+        {task: i for i, task in enumerate(metadata["tasks"])},
+    )
     unknown = {str(m["task"]) for m in episode_metadata} - set(task_row)
     if unknown:
         raise DatasetError(f"{path}: episode metadata field 'task' has {sorted(unknown)}, not in the metadata's tasks")
@@ -144,17 +175,23 @@ def load_minari(dataset_id: str) -> EpisodeDataset:
         return np.concatenate([pick(episode) for episode in episodes])
 
     columns = {
-        "state": joined(lambda e: e.observations["state"][:-1]), "next_state": joined(lambda e: e.observations["state"][1:]),
-        "action": joined(lambda e: e.actions), "reward": joined(lambda e: e.rewards).astype(np.float32),
-        "terminated": joined(lambda e: e.terminations).astype(bool), "truncated": joined(lambda e: e.truncations).astype(bool),
+        "state": joined(lambda e: e.observations["state"][:-1]),
+        "next_state": joined(lambda e: e.observations["state"][1:]),
+        "action": joined(lambda e: e.actions),
+        "reward": joined(lambda e: e.rewards).astype(np.float32),
+        "terminated": joined(lambda e: e.terminations).astype(bool),
+        "truncated": joined(lambda e: e.truncations).astype(bool),
         "success": joined(lambda e: e.infos[SUCCESS_INFO][1:]).astype(bool),
-        "episode_id": per_step([m["episode_id"] for m in episode_metadata]), "step": np.concatenate([np.arange(n) for n in lengths]),
+        "episode_id": per_step([m["episode_id"] for m in episode_metadata]),
+        "step": np.concatenate([np.arange(n) for n in lengths]),
         "task_id": per_step([task_row[str(m["task"])] for m in episode_metadata]),
         "instruction_id": per_step([text_row[str(m["instruction"])] for m in episode_metadata]),
-    }  # fmt: skip
+    }
     row_embedding = joined(lambda e: e.observations["instruction_embedding"][:-1])
     table = np.zeros((len(texts), row_embedding.shape[1]), np.float32)
     table[columns["instruction_id"]] = row_embedding
     if not np.array_equal(table[columns["instruction_id"]], row_embedding):
-        raise DatasetError(f"{path}: observation 'instruction_embedding' differs between episodes of one instruction text")
+        raise DatasetError(
+            f"{path}: observation 'instruction_embedding' differs between episodes of one instruction text"
+        )
     return dataset_from_columns(columns, texts, table, metadata, path)

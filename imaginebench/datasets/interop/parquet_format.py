@@ -29,7 +29,9 @@ def export_parquet(dataset: EpisodeDataset, out: str | Path, overwrite: bool = F
     refuse_existing(out, overwrite, "parquet")
     steps = {name: _arrow_column(dataset.steps[name].numpy()) for name in STEP_FIELDS}
     steps["task"] = pa.array(np.asarray(dataset.tasks, dtype=object)[dataset.steps["task_id"].numpy()], pa.string())
-    steps["instruction"] = pa.array(np.asarray(dataset.instruction_texts, dtype=object)[dataset.steps["instruction_id"].numpy()], pa.string())
+    steps["instruction"] = pa.array(
+        np.asarray(dataset.instruction_texts, dtype=object)[dataset.steps["instruction_id"].numpy()], pa.string()
+    )
     instructions = {
         "instruction_id": pa.array(np.arange(len(dataset.instruction_texts))),
         "instruction": pa.array(dataset.instruction_texts, pa.string()),
@@ -58,8 +60,13 @@ def load_parquet(path: str | Path) -> EpisodeDataset:
         metadata = json.loads((path / METADATA_FILE).read_text())
     except (FileNotFoundError, json.JSONDecodeError) as error:
         raise DatasetError(f"{path / METADATA_FILE}: cannot read ({error})") from None
-    steps, instructions = _read_columns(path / STEPS_FILE, STEP_FIELDS), _read_columns(path / INSTRUCTIONS_FILE, ("instruction", "embedding"))
-    return dataset_from_columns(steps, [str(text) for text in instructions["instruction"]], instructions["embedding"], metadata, path)
+    steps, instructions = (
+        _read_columns(path / STEPS_FILE, STEP_FIELDS),
+        _read_columns(path / INSTRUCTIONS_FILE, ("instruction", "embedding")),
+    )
+    return dataset_from_columns(
+        steps, [str(text) for text in instructions["instruction"]], instructions["embedding"], metadata, path
+    )
 
 
 def _read_columns(file: Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:

@@ -60,9 +60,14 @@ class _Room(RoomGrid):
 
     def __init__(self, render_mode: str | None):
         super().__init__(
-            room_size=ROOM_SIZE, num_rows=1, num_cols=2, max_steps=HORIZON,
-            mission_space=MissionSpace(mission_func=lambda: ""), render_mode=render_mode, highlight=False,
-        )  # fmt: skip
+            room_size=ROOM_SIZE,
+            num_rows=1,
+            num_cols=2,
+            max_steps=HORIZON,
+            mission_space=MissionSpace(mission_func=lambda: ""),
+            render_mode=render_mode,
+            highlight=False,
+        )
         self.np_random = np.random.default_rng(0)  # only draws door positions that build() overrides
         self._pending: World | None = None
         self.objects: dict[str, WorldObj] = {}
@@ -80,7 +85,9 @@ class _Room(RoomGrid):
         world = self._pending
         assert world is not None
         self.get_room(0, 0).door_pos[0] = world.door
-        self.door, _ = self.add_door(0, 0, door_idx=0, color=world.colors["door"], locked=world.door_state == DOOR_LOCKED)
+        self.door, _ = self.add_door(
+            0, 0, door_idx=0, color=world.colors["door"], locked=world.door_state == DOOR_LOCKED
+        )
         self.door.is_open = world.door_state == DOOR_OPEN
         self.objects = {}
         for obj in OBJECTS:
@@ -169,7 +176,9 @@ class BabyAIEnv(ImagineBenchEnv):
         a row that is not a legal state never counts as success."""
         assert self.goal is not None, "BabyAI-v0: call reset() before success_flags()"
         goal = self.goal
-        return np.array([not state_violations(s) and is_success(decode_state(s), goal) for s in np.asarray(states)], dtype=bool)
+        return np.array(
+            [not state_violations(s) and is_success(decode_state(s), goal) for s in np.asarray(states)], dtype=bool
+        )
 
     def state_violations(self, state: np.ndarray) -> list[str]:
         return state_violations(state)
@@ -192,7 +201,9 @@ class BabyAIEnv(ImagineBenchEnv):
         assert door is not None
         state = DOOR_OPEN if door.is_open else DOOR_LOCKED if door.is_locked else DOOR_CLOSED
         carrying = room.carrying.type if room.carrying is not None else None
-        positions = {obj: None if obj == carrying else tuple(int(v) for v in room.objects[obj].cur_pos) for obj in OBJECTS}
+        positions = {
+            obj: None if obj == carrying else tuple(int(v) for v in room.objects[obj].cur_pos) for obj in OBJECTS
+        }
         colors = {**{obj: room.objects[obj].color for obj in OBJECTS}, "door": door.color}
         agent = (int(room.agent_pos[0]), int(room.agent_pos[1]))
         return World(colors, positions, int(door.cur_pos[1]), state, agent, carrying)  # type: ignore[arg-type]

@@ -9,8 +9,9 @@ action follows a cheapest plan, the cost drops by one each step, so replanning n
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 from itertools import permutations, product
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from imaginebench.envs.babyai.tasks import CENTER, CORNERS, Goal, goto_cell
 from imaginebench.envs.babyai.world import (
@@ -121,7 +122,9 @@ def _plans_moving(world: World, layout: dict[str, Pos], max_moves: int = 2) -> I
             yield [(obj, layout[obj]) for obj in order]
 
 
-_LINES: list[list[Pos]] = [[cell for cell in ROOM_CELLS if cell[axis] == k] for axis in (0, 1) for k in sorted({c[axis] for c in ROOM_CELLS})]
+_LINES: list[list[Pos]] = [
+    [cell for cell in ROOM_CELLS if cell[axis] == k] for axis in (0, 1) for k in sorted({c[axis] for c in ROOM_CELLS})
+]
 """The room's columns and rows."""
 
 
@@ -218,5 +221,5 @@ def expert_action(world: World, goal: Goal) -> int:
 class BabyAIExpert:
     """``expert(env) -> action`` for any BabyAI task; reads the env's world and goal."""
 
-    def __call__(self, env: "BabyAIEnv") -> int:
+    def __call__(self, env: BabyAIEnv) -> int:
         return expert_action(env.world(), env.goal)

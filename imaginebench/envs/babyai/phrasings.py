@@ -336,7 +336,12 @@ _TRAIN = {"GoTo": _TRAIN_GOTO, "Open": _TRAIN_OPEN, "PickUp": _TRAIN_PICKUP, "Pu
 
 PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {
     "train": _TRAIN,
-    "rephrase": {"GoTo": _REPHRASE_GOTO, "Open": _REPHRASE_OPEN, "PickUp": _REPHRASE_PICKUP, "PutNext": _REPHRASE_PUTNEXT},
+    "rephrase": {
+        "GoTo": _REPHRASE_GOTO,
+        "Open": _REPHRASE_OPEN,
+        "PickUp": _REPHRASE_PICKUP,
+        "PutNext": _REPHRASE_PUTNEXT,
+    },
     "easy": {"OpenGo": _EASY_OPENGO, "OpenPick": _EASY_OPENPICK, "GoWall": _EASY_GOWALL, "GoCenter": _EASY_GOCENTER},
     "hard": {"OpenLock": _HARD_OPENLOCK, "PutLine": _HARD_PUTLINE, "PutPile": _HARD_PUTPILE},
 }

@@ -25,9 +25,9 @@ and a uniformly random policy solves at most 20 % of every task within the horiz
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import permutations, product
-from typing import Callable, Mapping
 
 import numpy as np
 
@@ -161,19 +161,49 @@ def _goals(task: str, *objects: tuple[str, ...]) -> tuple[Goal, ...]:
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
-        Task("GoTo", is_at, _goals("GoTo", *[(o,) for o in (*OBJECTS, "door")]), _far_from(lambda w, g: goto_cell(w, g.objects[0]))),
+        Task(
+            "GoTo",
+            is_at,
+            _goals("GoTo", *[(o,) for o in (*OBJECTS, "door")]),
+            _far_from(lambda w, g: goto_cell(w, g.objects[0])),
+        ),
         Task("Open", is_door_open, _goals("Open", ("door",)), _far_from(lambda w, g: w.door_front, FAR_THEN_ACT)),
-        Task("PickUp", is_carrying, _goals("PickUp", *[(o,) for o in OBJECTS]), _far_from(lambda w, g: w.positions[g.objects[0]], FAR_THEN_ACT)),
+        Task(
+            "PickUp",
+            is_carrying,
+            _goals("PickUp", *[(o,) for o in OBJECTS]),
+            _far_from(lambda w, g: w.positions[g.objects[0]], FAR_THEN_ACT),
+        ),
         Task("PutNext", is_next_to, _goals("PutNext", *permutations(OBJECTS, 2)), _anywhere),
-        Task("OpenGo", is_door_open_and_on_object, _goals("OpenGo", ("door",)), _far_from(lambda w, g: w.door_front, FAR_THEN_ACT)),
-        Task("OpenPick", is_door_open_and_carrying_any, _goals("OpenPick", ("door",)), _far_from(lambda w, g: w.door_front, FAR_THEN_ACT)),
-        Task("GoWall", is_in_corner, tuple(Goal("GoWall", corner=c) for c in CORNERS), _far_from(lambda w, g: CORNERS[g.corner], 7)),
-        Task("GoCenter", is_carried_to_center, _goals("GoCenter", *[(o,) for o in OBJECTS]), _object_outside_center_far_from_agent),
+        Task(
+            "OpenGo",
+            is_door_open_and_on_object,
+            _goals("OpenGo", ("door",)),
+            _far_from(lambda w, g: w.door_front, FAR_THEN_ACT),
+        ),
+        Task(
+            "OpenPick",
+            is_door_open_and_carrying_any,
+            _goals("OpenPick", ("door",)),
+            _far_from(lambda w, g: w.door_front, FAR_THEN_ACT),
+        ),
+        Task(
+            "GoWall",
+            is_in_corner,
+            tuple(Goal("GoWall", corner=c) for c in CORNERS),
+            _far_from(lambda w, g: CORNERS[g.corner], 7),
+        ),
+        Task(
+            "GoCenter",
+            is_carried_to_center,
+            _goals("GoCenter", *[(o,) for o in OBJECTS]),
+            _object_outside_center_far_from_agent,
+        ),
         Task("OpenLock", is_door_open, _goals("OpenLock", ("key",)), _anywhere, door_locked=True),
         Task("PutLine", is_in_line, _goals("PutLine", OBJECTS), _anywhere),
         Task("PutPile", is_in_pile, _goals("PutPile", OBJECTS), _anywhere),
     )
-}  # fmt: skip
+}
 
 LEVEL_TASKS: dict[str, tuple[str, ...]] = {
     "train": ("GoTo", "Open", "PickUp", "PutNext"),

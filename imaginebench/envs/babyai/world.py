@@ -7,8 +7,8 @@ Coordinates are minigrid's ``(x, y)`` = (column, row); the state vector lists ro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 from minigrid.core.constants import COLOR_NAMES, COLOR_TO_IDX, IDX_TO_COLOR, IDX_TO_OBJECT, OBJECT_TO_IDX
@@ -37,18 +37,34 @@ MOVES: dict[int, Pos] = {WEST: (-1, 0), EAST: (1, 0), NORTH: (0, -1), SOUTH: (0,
 NUM_ACTIONS = 7
 
 STATE_FIELDS: tuple[str, ...] = (
-    "ball_color", "ball_row", "ball_col",
-    "box_color", "box_row", "box_col",
-    "key_color", "key_row", "key_col",
-    "door_color", "door_row", "door_col", "door_state",
-    "agent_row", "agent_col",
-    "carry_type", "carry_color",
-)  # fmt: skip
+    "ball_color",
+    "ball_row",
+    "ball_col",
+    "box_color",
+    "box_row",
+    "box_col",
+    "key_color",
+    "key_row",
+    "key_col",
+    "door_color",
+    "door_row",
+    "door_col",
+    "door_state",
+    "agent_row",
+    "agent_col",
+    "carry_type",
+    "carry_color",
+)
 """Names of the state vector's dimensions, in order (the original benchmark's ``my_obs`` layout)."""
 STATE_INDEX: dict[str, int] = {name: i for i, name in enumerate(STATE_FIELDS)}
 STATE_DIM = len(STATE_FIELDS)
-_HIGH_BY_KIND = {"color": max(COLOR_TO_IDX.values()), "row": GRID_HEIGHT - 1, "col": GRID_WIDTH - 1,
-                 "state": DOOR_LOCKED, "type": max(OBJECT_TO_IDX[obj] for obj in OBJECTS)}  # fmt: skip
+_HIGH_BY_KIND = {
+    "color": max(COLOR_TO_IDX.values()),
+    "row": GRID_HEIGHT - 1,
+    "col": GRID_WIDTH - 1,
+    "state": DOOR_LOCKED,
+    "type": max(OBJECT_TO_IDX[obj] for obj in OBJECTS),
+}
 STATE_HIGH = np.array([_HIGH_BY_KIND[name.rsplit("_", 1)[1]] for name in STATE_FIELDS], dtype=np.float32)
 """Upper bound of each state dimension (the lower bound is 0)."""
 
@@ -133,11 +149,15 @@ def state_violations(state: np.ndarray) -> list[str]:
     values = np.asarray(state, dtype=np.float64).reshape(-1)
     if reasons := malformed(values, STATE_DIM):
         return reasons
-    reasons = [f"{name}={v:g} is not a whole number" for name, v in zip(STATE_FIELDS, values) if abs(v - round(v)) > 1e-3]
+    reasons = [
+        f"{name}={v:g} is not a whole number" for name, v in zip(STATE_FIELDS, values) if abs(v - round(v)) > 1e-3
+    ]
     if reasons:
         return reasons
     s = {name: int(round(v)) for name, v in zip(STATE_FIELDS, values)}
-    reasons += [f"{name}={s[name]} is out of bounds" for name, high in zip(STATE_FIELDS, STATE_HIGH) if not 0 <= s[name] <= high]
+    reasons += [
+        f"{name}={s[name]} is out of bounds" for name, high in zip(STATE_FIELDS, STATE_HIGH) if not 0 <= s[name] <= high
+    ]
     if reasons:
         return reasons
     if s["door_col"] != DOOR_COL or not 1 <= s["door_row"] <= ROOM_SIZE - 2:
@@ -151,7 +171,9 @@ def state_violations(state: np.ndarray) -> list[str]:
     if carried is None and s["carry_color"] != 0:
         reasons.append("carry_color is set while nothing is carried")
     if carried is not None and s["carry_color"] != s[f"{carried}_color"]:
-        reasons.append(f"the carried {carried} has colour {s['carry_color']}, the {carried} has {s[f'{carried}_color']}")
+        reasons.append(
+            f"the carried {carried} has colour {s['carry_color']}, the {carried} has {s[f'{carried}_color']}"
+        )
     floor: dict[Pos, str] = {}
     for obj in OBJECTS:
         cell = (s[f"{obj}_col"], s[f"{obj}_row"])

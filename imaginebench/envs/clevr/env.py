@@ -15,7 +15,16 @@ from imaginebench.envs.base import ImagineBenchEnv
 from imaginebench.envs.clevr.phrasings import instruction
 from imaginebench.envs.clevr.physics import Table
 from imaginebench.envs.clevr.tasks import LEVEL_TASKS, TASKS, Goal, is_success, sample_start
-from imaginebench.envs.clevr.world import NUM_ACTIONS, NUM_BALLS, STATE_DIM, STATE_HIGH, STATE_LOW, positions_of, state_of, state_violations
+from imaginebench.envs.clevr.world import (
+    NUM_ACTIONS,
+    NUM_BALLS,
+    STATE_DIM,
+    STATE_HIGH,
+    STATE_LOW,
+    positions_of,
+    state_of,
+    state_violations,
+)
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
 
@@ -97,7 +106,9 @@ class ClevrEnv(ImagineBenchEnv):
         assert self.goal is not None, "Ball-v0: call reset() before success_flags()"
         states = np.asarray(states, dtype=np.float64)
         start = positions_of(states[0])
-        return np.array([not state_violations(s) and is_success(positions_of(s), start, self.goal) for s in states], dtype=bool)
+        return np.array(
+            [not state_violations(s) and is_success(positions_of(s), start, self.goal) for s in states], dtype=bool
+        )
 
     def state_violations(self, state: np.ndarray) -> list[str]:
         return state_violations(state)

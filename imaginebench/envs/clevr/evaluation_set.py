@@ -37,7 +37,13 @@ def generate(seed: int = SEED, episodes_per_task: int = EPISODES_PER_TASK) -> di
             entries = []
             for _ in range(episodes_per_task):
                 positions, goal = sample_start(task, rng)
-                entries.append({"positions": np.round(positions, _DECIMALS).tolist(), "goal": goal.to_json(), "instruction": instruction(level, goal, rng)})
+                entries.append(
+                    {
+                        "positions": np.round(positions, _DECIMALS).tolist(),
+                        "goal": goal.to_json(),
+                        "instruction": instruction(level, goal, rng),
+                    }
+                )
             sets["levels"][level][task] = entries
     return sets
 
@@ -47,7 +53,9 @@ def stored() -> dict:
     try:
         return json.loads(FIXTURE.read_text())
     except FileNotFoundError:
-        raise FileNotFoundError(f"Ball-v0: evaluation set {FIXTURE} is missing; run python -m imaginebench.envs.clevr.evaluation_set") from None
+        raise FileNotFoundError(
+            f"Ball-v0: evaluation set {FIXTURE} is missing; run python -m imaginebench.envs.clevr.evaluation_set"
+        ) from None
 
 
 def evaluation_starts(level: str, task: str) -> list[dict]:

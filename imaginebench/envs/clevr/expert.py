@@ -73,7 +73,9 @@ def _gather_cost(positions: np.ndarray) -> float:
     others = positions[[i for i in range(NUM_BALLS) if i != GREEN]]
     angles = _ROTATIONS[:, None] + np.arange(NUM_BALLS - 1) * 2 * np.pi / (NUM_BALLS - 1)
     spots = positions[GREEN] + GATHER_SPOT * np.stack([np.cos(angles), np.sin(angles)], axis=-1)  # (rotation, spot, 2)
-    outside = np.linalg.norm(np.maximum(CENTER_LOW - spots, 0) + np.maximum(spots - CENTER_HIGH, 0), axis=-1).sum(axis=1)
+    outside = np.linalg.norm(np.maximum(CENTER_LOW - spots, 0) + np.maximum(spots - CENTER_HIGH, 0), axis=-1).sum(
+        axis=1
+    )
     distances = np.linalg.norm(others[None, :, None] - spots[:, None], axis=-1)  # (rotation, ball, spot)
     assigned = distances[:, np.arange(NUM_BALLS - 1), _ORDERS].sum(axis=-1)  # (rotation, order)
     return float((assigned.min(axis=1) + 2 * outside).min())
@@ -101,7 +103,7 @@ def involved_balls(goal: Goal) -> list[int]:
 class ClevrExpert:
     """Greedy one-push lookahead on a private table (the env is not touched)."""
 
-    def __call__(self, env: "ClevrEnv") -> int:
+    def __call__(self, env: ClevrEnv) -> int:
         assert env.goal is not None, "Ball-v0: reset the env before asking the expert"
         positions, start, goal = env.positions(), env.start_positions, env.goal
         table = _lookahead_table()

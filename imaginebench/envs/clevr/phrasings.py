@@ -169,7 +169,12 @@ PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {
     "train": {task: _TRAIN_RELATION for task in LEVEL_TASKS["train"]},
     "rephrase": {task: _REPHRASE_RELATION for task in LEVEL_TASKS["rephrase"]},
     "easy": {task: _EASY_STEP for task in LEVEL_TASKS["easy"]},
-    "hard": {"two-relations": _HARD_COMBINED, "three-relations": _HARD_COMBINED, "line-up": _HARD_LINE, "gather": _HARD_GATHER},
+    "hard": {
+        "two-relations": _HARD_COMBINED,
+        "three-relations": _HARD_COMBINED,
+        "line-up": _HARD_LINE,
+        "gather": _HARD_GATHER,
+    },
 }
 """level → task → templates (each drawn uniformly at reset)."""
 
@@ -197,5 +202,10 @@ def instruction(level: str, goal: Goal, rng: np.random.Generator) -> str:
 
 def all_instructions(level: str) -> list[str]:
     """Every instruction the level can emit (each task's templates × every goal of the task)."""
-    texts = [template.format(**slots(goal)) for task in LEVEL_TASKS[level] for goal in TASKS[task].goals for template in PHRASINGS[level][task]]
+    texts = [
+        template.format(**slots(goal))
+        for task in LEVEL_TASKS[level]
+        for goal in TASKS[task].goals
+        for template in PHRASINGS[level][task]
+    ]
     return list(dict.fromkeys(texts))

@@ -14,7 +14,13 @@ import numpy as np
 
 from imaginebench.envs.clevr.world import BALL_RADIUS, COLORS, NUM_BALLS, WALL_X, WALL_Y, push_of
 
-_RGBA = {"red": "0.9 0.1 0.1 1", "blue": "0.1 0.2 0.9 1", "green": "0.1 0.7 0.2 1", "purple": "0.6 0.2 0.8 1", "cyan": "0.1 0.8 0.8 1"}
+_RGBA = {
+    "red": "0.9 0.1 0.1 1",
+    "blue": "0.1 0.2 0.9 1",
+    "green": "0.1 0.7 0.2 1",
+    "purple": "0.6 0.2 0.8 1",
+    "cyan": "0.1 0.8 0.8 1",
+}
 PUSHER_RADIUS = 0.05
 PUSHER_GAP = 0.01
 """The pusher starts this far behind the ball's surface, opposite the push direction."""
@@ -38,10 +44,12 @@ def scene_xml() -> str:
     walls = "".join(
         f'<geom type="box" size="{sx} {sy} {BALL_RADIUS}" pos="{px} {py} {BALL_RADIUS}" rgba="0.5 0.4 0.3 1" {_WALL_BITS}/>'
         for sx, sy, px, py in (
-            (t, hy + 2 * t, WALL_X[0] - t, cy), (t, hy + 2 * t, WALL_X[1] + t, cy),
-            (hx, t, cx, WALL_Y[0] - t), (hx, t, cx, WALL_Y[1] + t),
+            (t, hy + 2 * t, WALL_X[0] - t, cy),
+            (t, hy + 2 * t, WALL_X[1] + t, cy),
+            (hx, t, cx, WALL_Y[0] - t),
+            (hx, t, cx, WALL_Y[1] + t),
         )
-    )  # fmt: skip
+    )
     balls = "".join(
         f'<body name="{color}" pos="0 0 {BALL_RADIUS}">'
         f'<joint name="{color}_x" type="slide" axis="1 0 0" damping="8"/>'
@@ -94,7 +102,9 @@ class Table:
         ball, direction = push_of(action)
         data = self.data
         centre = data.qpos[2 * ball : 2 * ball + 2].copy()
-        data.qpos[2 * NUM_BALLS :] = centre - (BALL_RADIUS + PUSHER_RADIUS + PUSHER_GAP) * direction / np.linalg.norm(direction)
+        data.qpos[2 * NUM_BALLS :] = centre - (BALL_RADIUS + PUSHER_RADIUS + PUSHER_GAP) * direction / np.linalg.norm(
+            direction
+        )
         data.qvel[:] = 0.0
         data.ctrl[:] = direction
         mujoco.mj_step(self.model, data, nstep=PUSH_STEPS)

@@ -14,9 +14,9 @@ pushes met a side relation within 50 in 30-33 % of episodes). Hard goals are a f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Callable
 
 import numpy as np
 
@@ -70,10 +70,15 @@ class Goal:
     side: str = ""
 
     def to_json(self) -> dict:
-        return {"task": self.task, "relations": [[r.src, r.dst, r.side] for r in self.relations], "ball": self.ball, "side": self.side}
+        return {
+            "task": self.task,
+            "relations": [[r.src, r.dst, r.side] for r in self.relations],
+            "ball": self.ball,
+            "side": self.side,
+        }
 
     @staticmethod
-    def from_json(data: dict) -> "Goal":
+    def from_json(data: dict) -> Goal:
         relations = tuple(Relation(int(s), int(d), str(side)) for s, d, side in data.get("relations", ()))
         return Goal(str(data["task"]), relations, int(data.get("ball", -1)), str(data.get("side", "")))
 
@@ -99,7 +104,9 @@ def stepped(positions: np.ndarray, start: np.ndarray, goal: Goal) -> bool:
     moves = positions - start
     others_still = all(np.linalg.norm(moves[i]) <= STILL_MAX for i in range(NUM_BALLS) if i != goal.ball)
     move = moves[goal.ball]
-    return others_still and float(np.linalg.norm(move)) >= STEP_MIN and _within(move, SIDES[goal.side], SECTOR_HALF_ANGLE)
+    return (
+        others_still and float(np.linalg.norm(move)) >= STEP_MIN and _within(move, SIDES[goal.side], SECTOR_HALF_ANGLE)
+    )
 
 
 def lined_up(positions: np.ndarray, start: np.ndarray, goal: Goal) -> bool:
@@ -126,7 +133,9 @@ def _combined_relations(count: int, number: int, seed: int) -> tuple[Goal, ...]:
     while len(goals) < number:
         order = rng.permutation(NUM_BALLS)
         sources, references = sorted(order[:count].tolist()), order[count:].tolist()
-        relations = tuple(Relation(src, int(rng.choice(references)), list(SIDES)[int(rng.integers(len(SIDES)))]) for src in sources)
+        relations = tuple(
+            Relation(src, int(rng.choice(references)), list(SIDES)[int(rng.integers(len(SIDES)))]) for src in sources
+        )
         if len({(r.dst, r.side) for r in relations}) == count:
             goals.setdefault(tuple(relations), Goal(task, relations))
     return tuple(goals.values())
@@ -146,8 +155,14 @@ HARD_GOALS_PER_TASK = 40
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
-        *(Task(f"push-{side}", relations_hold, _relation_goals(f"push-{side}", side), RELATION_HORIZON) for side in SIDES),
-        *(Task(f"step-{side}", stepped, tuple(Goal(f"step-{side}", ball=b, side=side) for b in range(NUM_BALLS))) for side in SIDES),
+        *(
+            Task(f"push-{side}", relations_hold, _relation_goals(f"push-{side}", side), RELATION_HORIZON)
+            for side in SIDES
+        ),
+        *(
+            Task(f"step-{side}", stepped, tuple(Goal(f"step-{side}", ball=b, side=side) for b in range(NUM_BALLS)))
+            for side in SIDES
+        ),
         Task("two-relations", relations_hold, _combined_relations(2, HARD_GOALS_PER_TASK, seed=2)),
         Task("three-relations", relations_hold, _combined_relations(3, HARD_GOALS_PER_TASK, seed=3)),
         Task("line-up", lined_up, (Goal("line-up"),)),

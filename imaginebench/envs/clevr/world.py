@@ -35,7 +35,16 @@ SIDES: dict[str, np.ndarray] = {
 }
 """The four sides a ball can be moved to, as unit vectors on the table."""
 
-DIRECTIONS: tuple[tuple[float, float], ...] = ((1, 0), (0, 1), (-1, 0), (0, -1), (0.8, 0.8), (-0.8, 0.8), (0.8, -0.8), (-0.8, -0.8))
+DIRECTIONS: tuple[tuple[float, float], ...] = (
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (0, -1),
+    (0.8, 0.8),
+    (-0.8, 0.8),
+    (0.8, -0.8),
+    (-0.8, -0.8),
+)
 """Push directions by index (the original's order and magnitudes; diagonals push a little harder)."""
 NUM_ACTIONS = NUM_BALLS * len(DIRECTIONS)
 
@@ -83,7 +92,10 @@ def state_violations(state: np.ndarray) -> list[str]:
     positions = positions_of(values)
     reasons = []
     for color, (x, y) in zip(COLORS, positions):
-        if not (CENTER_LOW[0] - LEGALITY_SLACK <= x <= CENTER_HIGH[0] + LEGALITY_SLACK and CENTER_LOW[1] - LEGALITY_SLACK <= y <= CENTER_HIGH[1] + LEGALITY_SLACK):
+        if not (
+            CENTER_LOW[0] - LEGALITY_SLACK <= x <= CENTER_HIGH[0] + LEGALITY_SLACK
+            and CENTER_LOW[1] - LEGALITY_SLACK <= y <= CENTER_HIGH[1] + LEGALITY_SLACK
+        ):
             reasons.append(f"{color} ball at ({x:.3f}, {y:.3f}) is not inside the walls")
     for i in range(NUM_BALLS):
         for j in range(i + 1, NUM_BALLS):

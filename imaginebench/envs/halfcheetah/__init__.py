@@ -40,4 +40,14 @@ DOMAIN = Domain(
     action_dim=ACTION_DIM,
 )
 
-__all__ = ["DOMAIN", "EXPERT_DIR", "SKILLS", "SKILL_REWARDS", "TASKS", "HalfCheetahEnv", "HalfCheetahExpert", "instruction_texts", "skill_training_env"]
+__all__ = [
+    "DOMAIN",
+    "EXPERT_DIR",
+    "SKILLS",
+    "SKILL_REWARDS",
+    "TASKS",
+    "HalfCheetahEnv",
+    "HalfCheetahExpert",
+    "instruction_texts",
+    "skill_training_env",
+]

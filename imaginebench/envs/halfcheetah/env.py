@@ -13,8 +13,8 @@ import numpy as np
 from gymnasium import spaces
 
 from imaginebench.envs.base import ImagineBenchEnv
-from imaginebench.envs.halfcheetah.legality import STATE_TOLERANCE, state_violations
 from imaginebench.envs.halfcheetah.layout import STATE_DIM
+from imaginebench.envs.halfcheetah.legality import STATE_TOLERANCE, state_violations
 from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
 from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, Cheetah, control_cost
 from imaginebench.envs.halfcheetah.tasks import HORIZON, LEVEL_TASKS, TASKS
@@ -37,7 +37,9 @@ class HalfCheetahEnv(ImagineBenchEnv):
     a set float64 state equals the real one exactly; from a float32-stored one it differs by up to
     ~1e-3 (measured on expert data), within ``state_tolerance``."""
 
-    def __init__(self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = None):
+    def __init__(
+        self, level: str, instructions: InstructionTable, task: str | None = None, render_mode: str | None = None
+    ):
         level = resolve_level(level)
         super().__init__(level, LEVEL_TASKS[level], instructions, task)
         self.render_mode = render_mode

@@ -11,7 +11,7 @@ turn, switching whenever the cheetah drifts ``SWITCH_DISTANCE`` from its start.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,18 +29,26 @@ SETTLE_SPEED = 0.3
 JUMP_TRAVEL = 1.5 * JUMP_DISTANCE
 
 
-CHECKPOINTS = {"run-forward": "runs.pt", "run-backward": "runs.pt", "run-forward-fast": "runs.pt", "run-backward-fast": "runs.pt",
-               "jump-forward": "jumps.pt", "jump-backward": "jumps.pt"}  # fmt: skip
+CHECKPOINTS = {
+    "run-forward": "runs.pt",
+    "run-backward": "runs.pt",
+    "run-forward-fast": "runs.pt",
+    "run-backward-fast": "runs.pt",
+    "jump-forward": "jumps.pt",
+    "jump-backward": "jumps.pt",
+}
 """The shipped checkpoint under ``EXPERT_DIR`` whose head acts for each skill (see its README)."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def checkpoint(name: str) -> MeanAction:
     from imaginebench.envs.halfcheetah import EXPERT_DIR
 
     path = EXPERT_DIR / name
     if not path.is_file():
-        raise FileNotFoundError(f"Mujoco-v0: no experts at {path}; see assets/Mujoco-v0/experts/README.md for the command")
+        raise FileNotFoundError(
+            f"Mujoco-v0: no experts at {path}; see assets/Mujoco-v0/experts/README.md for the command"
+        )
     return load_policy(path)
 
 
@@ -63,7 +71,7 @@ class HalfCheetahExpert:
         self._jump_skill = 0
         self._settled = False
 
-    def __call__(self, env: "HalfCheetahEnv") -> np.ndarray:
+    def __call__(self, env: HalfCheetahEnv) -> np.ndarray:
         states = env.states()
         task = TASKS[env.task]
         if len(states) == 1:

@@ -44,5 +44,7 @@ def state_violations(state: np.ndarray) -> list[str]:
     outside = (angles < JOINT_RANGES[:, 0] - JOINT_MARGIN) | (angles > JOINT_RANGES[:, 1] + JOINT_MARGIN)
     reasons += [f"joint {k} angle {angles[k]:.3f} outside {JOINT_RANGES[k].tolist()}" for k in np.flatnonzero(outside)]
     too_fast = np.abs(state[VELOCITIES]) > VELOCITY_BOUNDS
-    reasons += [f"velocity {k} = {state[VELOCITIES][k]:.2f} exceeds {VELOCITY_BOUNDS[k]}" for k in np.flatnonzero(too_fast)]
+    reasons += [
+        f"velocity {k} = {state[VELOCITIES][k]:.2f} exceeds {VELOCITY_BOUNDS[k]}" for k in np.flatnonzero(too_fast)
+    ]
     return reasons

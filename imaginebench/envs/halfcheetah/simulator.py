@@ -34,7 +34,9 @@ class Cheetah:
         """Set qpos[1:] and qvel from the 18 numbers; the root x stays where it is (the floor is
         an infinite plane, so no step depends on it). Returns the state read back."""
         data = self.package.data
-        self.package.set_state(np.concatenate([[data.qpos[0]], state[POSITIONS]]), np.asarray(state[VELOCITIES], dtype=np.float64))
+        self.package.set_state(
+            np.concatenate([[data.qpos[0]], state[POSITIONS]]), np.asarray(state[VELOCITIES], dtype=np.float64)
+        )
         return np.concatenate([[state[DX]], self.package._get_obs()])
 
     def joint_ranges(self) -> np.ndarray:

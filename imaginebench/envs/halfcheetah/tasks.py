@@ -17,8 +17,8 @@ measured by ``benchmarks/halfcheetah_task_success.py``:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

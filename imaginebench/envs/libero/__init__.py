@@ -13,7 +13,6 @@ from imaginebench.envs.libero.phrasings import PHRASINGS
 from imaginebench.envs.libero.simulator import require_libero
 from imaginebench.envs.libero.tasks import LEVEL_TASKS, TASKS
 
-
 instruction_texts = tabled_instruction_texts(LEVEL_TASKS, PHRASINGS)
 COLLECT_ACTION_NOISE = 0.1
 """Expert data are collected with this much Gaussian noise on the executed action (DART): with

@@ -17,7 +17,7 @@ import argparse
 import os
 import tempfile
 import time
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -88,7 +88,9 @@ def expert_bank(kind: str, obj: str, size: int, seed: int) -> np.ndarray:
     rows, attempt = [], 0
     while len(rows) < size:
         if attempt >= 3 * size:
-            raise RuntimeError(f"Libero-v0 banks: the expert reached only {len(rows)} {kind} starts for {obj} in {attempt} tries")
+            raise RuntimeError(
+                f"Libero-v0 banks: the expert reached only {len(rows)} {kind} starts for {obj} in {attempt} tries"
+            )
         env.reset(seed=seed * 100_000 + attempt)
         attempt += 1
         if _run_to_start(env, LiberoExpert(), kind):
@@ -115,10 +117,12 @@ def _run_to_start(env, expert, kind: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def _banks() -> dict[str, np.ndarray]:
     if not BANK_FILE.exists():
-        raise FileNotFoundError(f"Libero-v0: initial-state banks missing at {BANK_FILE}; make them with python -m imaginebench.envs.libero.banks")
+        raise FileNotFoundError(
+            f"Libero-v0: initial-state banks missing at {BANK_FILE}; make them with python -m imaginebench.envs.libero.banks"
+        )
     with np.load(BANK_FILE) as data:
         return {key: data[key] for key in data.files}
 
@@ -140,7 +144,9 @@ def main() -> None:
     for kind in ("place", "basket"):
         for obj in OBJECTS:
             banks[f"{kind}_{obj}"] = expert_bank(kind, obj, args.per_object, args.seed + 1)
-            print(f"{kind}_{obj}: {len(banks[f'{kind}_{obj}'])} starts ({time.perf_counter() - begin:.0f} s)", flush=True)
+            print(
+                f"{kind}_{obj}: {len(banks[f'{kind}_{obj}'])} starts ({time.perf_counter() - begin:.0f} s)", flush=True
+            )
     _write(banks)
     print(f"wrote {BANK_FILE} in {time.perf_counter() - begin:.0f} s")
 

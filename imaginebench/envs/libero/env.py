@@ -57,7 +57,9 @@ class LiberoEnv(ImagineBenchEnv):
         self.task = self._choose_task(options)
         self.spec_task = TASKS[self.task]
         bank = start_bank(self.spec_task.start, self.spec_task.start_object)
-        self.scene.restore(Snapshot.from_row(bank[int(self.np_random.integers(len(bank)))]), owner=self)  # zero warm start
+        self.scene.restore(
+            Snapshot.from_row(bank[int(self.np_random.integers(len(bank)))]), owner=self
+        )  # zero warm start
         self._snapshot = self.scene.snapshot()
         self.stage, self.step_count = 0, 0
         self.start_state = self._state = self.scene.state()

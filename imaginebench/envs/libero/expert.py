@@ -22,7 +22,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from imaginebench.envs.libero.layout import BASKET_HALF, EEF, EEF_QUAT, FINGERS, OBJECT_RADIUS, OBJECTS, entity_slice, hand_fits, in_object_area, position
+from imaginebench.envs.libero.layout import (
+    BASKET_HALF,
+    EEF,
+    EEF_QUAT,
+    FINGERS,
+    OBJECT_RADIUS,
+    OBJECTS,
+    entity_slice,
+    hand_fits,
+    in_object_area,
+    position,
+)
 from imaginebench.envs.libero.tasks import Stage
 
 if TYPE_CHECKING:
@@ -249,7 +260,11 @@ def pour(state: np.ndarray, obj: str) -> tuple[np.ndarray, float, Rotation]:
     shift = fallen_y + side * BASKET_CLEARANCE - basket_y  # the basket hangs beside the hand: move it, not the hand
     target = np.array([hand[0], hand[1] + shift, SET_DOWN_Z])
     arrived = abs(shift) < AT_XY + 0.01 and hand[2] < SET_DOWN_Z + AT_Z
-    return target, OPEN if arrived else CLOSE, POURING  # still rolled: turning back swings the basket out of the fingers
+    return (
+        target,
+        OPEN if arrived else CLOSE,
+        POURING,
+    )  # still rolled: turning back swings the basket out of the fingers
 
 
 def basket_drop(state: np.ndarray, obj: str) -> np.ndarray:
@@ -284,10 +299,16 @@ def aside_point(obj: str, start: np.ndarray) -> np.ndarray:
     basket = position(start, "basket")[:2]
     angles = np.linspace(0.0, 2 * np.pi, 8, endpoint=False)
     candidates = here + ASIDE_SHIFT * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    candidates = candidates[in_object_area(candidates)]  # a move along x and one along y always remain: the area is over twice the shift across
-    roomy = [c for c in candidates if all(hand_fits(c, other) for other in others) and hand_fits(c, basket, BASKET_HALF)]
+    candidates = candidates[
+        in_object_area(candidates)
+    ]  # a move along x and one along y always remain: the area is over twice the shift across
+    roomy = [
+        c for c in candidates if all(hand_fits(c, other) for other in others) and hand_fits(c, basket, BASKET_HALF)
+    ]
     pool = np.array(roomy) if roomy else candidates
-    clearance = [min(np.linalg.norm(c - o) for o in (*others, basket)) - ASIDE_REACH_PENALTY * np.linalg.norm(c) for c in pool]
+    clearance = [
+        min(np.linalg.norm(c - o) for o in (*others, basket)) - ASIDE_REACH_PENALTY * np.linalg.norm(c) for c in pool
+    ]
     return np.array([*pool[int(np.argmax(clearance))], position(start, obj)[2] + GRASP_HEIGHT[obj] + 0.01])
 
 
@@ -328,7 +349,11 @@ def expert_action(stage: Stage, state: np.ndarray, start: np.ndarray) -> np.ndar
     if stage.action == "reach":
         target, grip = approach(state, grasp_point(state, obj), close=False)
     elif holds(state, obj):
-        target, grip = carry(state, drop_point(stage, state, start), release=stage.action in ("aside", "basket") or stage.action.startswith("on:"))
+        target, grip = carry(
+            state,
+            drop_point(stage, state, start),
+            release=stage.action in ("aside", "basket") or stage.action.startswith("on:"),
+        )
     elif (held := still_held_in_basket(state, obj)) is not None:
         target, grip = carry(state, basket_drop(state, held), release=True)
         goal = DOWN
@@ -346,7 +371,7 @@ def expert_action(stage: Stage, state: np.ndarray, start: np.ndarray) -> np.ndar
 class LiberoExpert:
     """``expert(env) -> action`` (float32 (7,) in [-1, 1]); it keeps no state between calls."""
 
-    def __call__(self, env: "LiberoEnv") -> np.ndarray:
+    def __call__(self, env: LiberoEnv) -> np.ndarray:
         task = env.spec_task
         assert task is not None, "Libero-v0: call reset() before asking the expert"
         stage = task.stages[min(env.stage, len(task.stages) - 1)]

@@ -18,7 +18,11 @@ FINGERS = slice(14, 16)
 OBJECTS: tuple[str, ...] = ("alphabet_soup", "cream_cheese", "salad_dressing")
 """The graspable objects, in state order; the basket follows them."""
 ENTITIES: tuple[str, ...] = (*OBJECTS, "basket")
-NAMES: dict[str, str] = {"alphabet_soup": "alphabet soup", "cream_cheese": "cream cheese", "salad_dressing": "salad dressing"}
+NAMES: dict[str, str] = {
+    "alphabet_soup": "alphabet soup",
+    "cream_cheese": "cream cheese",
+    "salad_dressing": "salad dressing",
+}
 """Object → the words instructions use for it."""
 SHORT: dict[str, str] = {"alphabet_soup": "soup", "cream_cheese": "cheese", "salad_dressing": "dressing"}
 """Object → its short name in task names (``pick-soup``), as the original's."""
@@ -77,7 +81,9 @@ def state_violations(state: np.ndarray) -> list[str]:
         return reasons
     reasons = []
     quaternions = {"eef": state[EEF_QUAT], **{name: state[entity_slice(name)][3:] for name in ENTITIES}}
-    reasons += [f"{name} quaternion is not unit" for name, q in quaternions.items() if abs(np.linalg.norm(q) - 1.0) > 0.02]
+    reasons += [
+        f"{name} quaternion is not unit" for name, q in quaternions.items() if abs(np.linalg.norm(q) - 1.0) > 0.02
+    ]
     for name in ENTITIES:
         xyz = position(state, name)
         if xyz[2] < -0.01:

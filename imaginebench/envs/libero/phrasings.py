@@ -47,13 +47,17 @@ def _phrasings() -> dict[str, dict[str, tuple[str, ...]]]:
         easy[f"pick-and-place-{short}"] = (f"Pick up the {name} and place it in the basket.",)
         easy[f"reach-{short}"] = (f"Move the gripper right next to the {name}.",)
         hard[f"pick-and-place-aside-{short}"] = (f"Pick up the {name} and set it down a little to the side.",)
-        hard[f"pick-out-of-{short}"] = (f"The basket is on fire: pick the {name} up out of the basket and hold it well away.",)
+        hard[f"pick-out-of-{short}"] = (
+            f"The basket is on fire: pick the {name} up out of the basket and hold it well away.",
+        )
     for a, b in permutations(OBJECTS, 2):
         easy[f"pick-{SHORT[a]}-and-place-to-{SHORT[b]}"] = (f"Pick up the {NAMES[a]} and place it on the {NAMES[b]}.",)
         hard[f"sequential-pick-and-place-{SHORT[a]}-and-{SHORT[b]}"] = (
             f"Pick up the {NAMES[a]} and place it in the basket, then pick up the {NAMES[b]} and place it in the basket too.",
         )
-    hard["sequential-pick-and-place-all"] = ("Put the alphabet soup, the cream cheese and the salad dressing in the basket, one after another.",)
+    hard["sequential-pick-and-place-all"] = (
+        "Put the alphabet soup, the cream cheese and the salad dressing in the basket, one after another.",
+    )
     return {"train": train, "rephrase": rephrase, "easy": easy, "hard": hard}
 
 

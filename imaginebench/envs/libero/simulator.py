@@ -46,7 +46,7 @@ class Snapshot:
         return np.concatenate([self.sim_state, self.gripper_action])
 
     @classmethod
-    def from_row(cls, row: np.ndarray) -> "Snapshot":
+    def from_row(cls, row: np.ndarray) -> Snapshot:
         return cls(np.array(row[:-2], dtype=np.float64), np.array(row[-2:], dtype=np.float64))
 
 
@@ -61,9 +61,15 @@ class FloorScene:
         from imaginebench.envs.libero.scene import scene_file
 
         self.control = ControlEnv(
-            bddl_file_name=str(scene_file()), use_camera_obs=False, has_renderer=False, has_offscreen_renderer=False,
-            camera_names=[], ignore_done=True, horizon=1 << 30, hard_reset=False,
-        )  # fmt: skip
+            bddl_file_name=str(scene_file()),
+            use_camera_obs=False,
+            has_renderer=False,
+            has_offscreen_renderer=False,
+            camera_names=[],
+            ignore_done=True,
+            horizon=1 << 30,
+            hard_reset=False,
+        )
         self.control.reset()
         self.robot = self.control.env.robots[0]
         self.owner: object | None = None
@@ -76,7 +82,13 @@ class FloorScene:
     def snapshot(self) -> Snapshot:
         data = self.sim.data._data
         gripper = np.array(self.robot.gripper.current_action, dtype=np.float64)
-        return Snapshot(self.control.get_sim_state().copy(), gripper, np.array(self.robot.controller.goal_ori), data.qacc_warmstart.copy(), data.ctrl.copy())
+        return Snapshot(
+            self.control.get_sim_state().copy(),
+            gripper,
+            np.array(self.robot.controller.goal_ori),
+            data.qacc_warmstart.copy(),
+            data.ctrl.copy(),
+        )
 
     def restore(self, snapshot: Snapshot, owner: object) -> None:
         self.control.set_state(snapshot.sim_state)
@@ -102,7 +114,9 @@ class FloorScene:
         """The 44-number state (spec §5.2) of the simulator now."""
         o = self._observation
         entities = {name: np.concatenate([o[f"{name}_1_pos"], o[f"{name}_1_quat"]]) for name in (*OBJECTS, "basket")}
-        return compose_state(o["robot0_joint_pos"], o["robot0_eef_pos"], o["robot0_eef_quat"], o["robot0_gripper_qpos"], entities)
+        return compose_state(
+            o["robot0_joint_pos"], o["robot0_eef_pos"], o["robot0_eef_quat"], o["robot0_gripper_qpos"], entities
+        )
 
     def free_joint(self, name: str) -> str:
         return f"{name}_1_joint0"

@@ -11,9 +11,9 @@ objects about: "pick" needs the object lifted in the gripper, "aside" needs it l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Callable
 
 import numpy as np
 
@@ -54,7 +54,8 @@ def _to_basket(obj: str) -> Distance:
 
 def _lifted_in_gripper(obj: str) -> Check:
     return lambda s, start: bool(
-        np.linalg.norm(s[EEF] - position(s, obj)) < GRASP_RADIUS and position(s, obj)[2] > position(start, obj)[2] + LIFT
+        np.linalg.norm(s[EEF] - position(s, obj)) < GRASP_RADIUS
+        and position(s, obj)[2] > position(start, obj)[2] + LIFT
     )
 
 
@@ -83,7 +84,11 @@ def _set_aside(obj: str) -> Check:
 
     def check(s: np.ndarray, start: np.ndarray) -> bool:
         now, then = position(s, obj), position(start, obj)
-        return bool(abs(now[2] - then[2]) < REST_DZ and np.linalg.norm(now[:2] - then[:2]) > ASIDE_DISTANCE and not _in_basket(obj)(s, start))
+        return bool(
+            abs(now[2] - then[2]) < REST_DZ
+            and np.linalg.norm(now[:2] - then[:2]) > ASIDE_DISTANCE
+            and not _in_basket(obj)(s, start)
+        )
 
     return check
 
@@ -137,17 +142,42 @@ def _build_tasks() -> dict[str, Task]:
             Task(f"place-{short}", "place", obj, (_basket(obj),)),
             Task(f"pick-and-place-{short}", "pick", obj, _deliver(obj)),
             Task(f"reach-{short}", "pick", obj, (Stage(obj, "reach", _reached(obj), _eef_to(obj)),)),
-            Task(f"pick-and-place-aside-{short}", "pick", obj, (_grasp(obj), Stage(obj, "aside", _set_aside(obj), _eef_to(obj)))),
-            Task(f"pick-out-of-{short}", "basket", obj, (_grasp(obj), Stage(obj, "out", _out_of_basket(obj), _to_basket(obj)))),
+            Task(
+                f"pick-and-place-aside-{short}",
+                "pick",
+                obj,
+                (_grasp(obj), Stage(obj, "aside", _set_aside(obj), _eef_to(obj))),
+            ),
+            Task(
+                f"pick-out-of-{short}",
+                "basket",
+                obj,
+                (_grasp(obj), Stage(obj, "out", _out_of_basket(obj), _to_basket(obj))),
+            ),
         ]
     for obj, other in permutations(OBJECTS, 2):
         a, b = SHORT[obj], SHORT[other]
-        to_other = lambda s, _start, obj=obj, other=other: float(np.linalg.norm(position(s, obj)[:2] - position(s, other)[:2]))
+
+        def to_other(s, _start, obj=obj, other=other) -> float:
+            return float(np.linalg.norm(position(s, obj)[:2] - position(s, other)[:2]))
+
         tasks += [
-            Task(f"pick-{a}-and-place-to-{b}", "pick", obj, (_grasp(obj), Stage(obj, f"on:{other}", _on_object(obj, other), to_other))),
+            Task(
+                f"pick-{a}-and-place-to-{b}",
+                "pick",
+                obj,
+                (_grasp(obj), Stage(obj, f"on:{other}", _on_object(obj, other), to_other)),
+            ),
             Task(f"sequential-pick-and-place-{a}-and-{b}", "pick", obj, (*_deliver(obj), *_deliver(other))),
         ]
-    tasks.append(Task("sequential-pick-and-place-all", "pick", OBJECTS[0], tuple(stage for obj in OBJECTS for stage in _deliver(obj))))
+    tasks.append(
+        Task(
+            "sequential-pick-and-place-all",
+            "pick",
+            OBJECTS[0],
+            tuple(stage for obj in OBJECTS for stage in _deliver(obj)),
+        )
+    )
     return {task.name: task for task in tasks}
 
 
@@ -158,7 +188,12 @@ _SEQUENCES = [f"sequential-pick-and-place-{SHORT[a]}-and-{SHORT[b]}" for a, b in
 LEVEL_TASKS: dict[str, tuple[str, ...]] = {
     "train": (*(f"pick-{SHORT[o]}" for o in OBJECTS), *(f"place-{SHORT[o]}" for o in OBJECTS)),
     "easy": (*(f"pick-and-place-{SHORT[o]}" for o in OBJECTS), *_PAIRS, *(f"reach-{SHORT[o]}" for o in OBJECTS)),
-    "hard": (*_SEQUENCES, *(f"pick-and-place-aside-{SHORT[o]}" for o in OBJECTS), "sequential-pick-and-place-all", *(f"pick-out-of-{SHORT[o]}" for o in OBJECTS)),
+    "hard": (
+        *_SEQUENCES,
+        *(f"pick-and-place-aside-{SHORT[o]}" for o in OBJECTS),
+        "sequential-pick-and-place-all",
+        *(f"pick-out-of-{SHORT[o]}" for o in OBJECTS),
+    ),
 }
 LEVEL_TASKS["rephrase"] = LEVEL_TASKS["train"]
 
@@ -180,7 +215,9 @@ def success_flags(task: Task, states: np.ndarray) -> np.ndarray:
     return np.array(flags, dtype=bool)
 
 
-def reward(task: Task, stage_before: int, stage_after: int, previous: np.ndarray, state: np.ndarray, start: np.ndarray) -> float:
+def reward(
+    task: Task, stage_before: int, stage_after: int, previous: np.ndarray, state: np.ndarray, start: np.ndarray
+) -> float:
     """Spec §5.3: ``PROGRESS_SCALE`` × the decrease of the current stage's distance, +1 for a completed
     stage, +1 more when the task is solved. ``previous`` is the episode's first state on its first
     step (spec §8 row 14 fixed)."""

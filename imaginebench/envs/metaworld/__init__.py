@@ -14,7 +14,6 @@ from imaginebench.envs.metaworld.layout import STATE_DIM
 from imaginebench.envs.metaworld.phrasings import PHRASINGS
 from imaginebench.envs.metaworld.tasks import LEVEL_TASKS, TASKS
 
-
 instruction_texts = tabled_instruction_texts(LEVEL_TASKS, PHRASINGS)
 
 

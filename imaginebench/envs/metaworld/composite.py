@@ -47,13 +47,21 @@ def coffee_button_target(sim) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- locked-door-open
 
+
 class LockedDoorSim(ALL_V3_ENVIRONMENTS["door-unlock-v3"]):
     """The package's door-unlock env whose door also swings open on a hinge."""
 
     def _initialize_simulation(self):
         spec = mujoco.MjSpec.from_file(self.fullpath)
         door = spec.body("door_link")
-        door.add_joint(name="door_hinge", type=mujoco.mjtJoint.mjJNT_HINGE, axis=[0, 0, 1], range=list(DOOR_HINGE_RANGE), limited=True, damping=DOOR_DAMPING)
+        door.add_joint(
+            name="door_hinge",
+            type=mujoco.mjtJoint.mjJNT_HINGE,
+            axis=[0, 0, 1],
+            range=list(DOOR_HINGE_RANGE),
+            limited=True,
+            damping=DOOR_DAMPING,
+        )
         door.add_site(name="door_handle", pos=HANDLE_ON_DOOR, size=[0.005, 0.005, 0.005])
         model = spec.compile()
         return model, mujoco.MjData(model)

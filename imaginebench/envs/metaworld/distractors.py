@@ -8,7 +8,7 @@ process and only for the entities actually drawn).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -18,11 +18,13 @@ from imaginebench.envs.metaworld.tasks import TASKS
 BANK_SIZE = 32
 """Reset states per entity; enough variety for a nuisance input, cheap to build (~0.5 s each)."""
 
-SOURCE_TASK: dict[str, str] = {entity: next(t.name for t in TASKS.values() if entity in t.entities) for entity in ENTITIES}
+SOURCE_TASK: dict[str, str] = {
+    entity: next(t.name for t in TASKS.values() if entity in t.entities) for entity in ENTITIES
+}
 """The task whose scene provides each entity's reset states (the first task that uses it)."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def distractor_bank(entity: str) -> np.ndarray:
     """``(BANK_SIZE, 7)`` reset states of ``entity`` (deterministic: seeds 0..BANK_SIZE-1)."""
     from imaginebench.envs.metaworld.simulator import build_sim, read_entities

@@ -40,7 +40,7 @@ class MetaWorldExpert:
     def __init__(self) -> None:
         self._policies: dict[str, object] = {}
 
-    def __call__(self, env: "MetaWorldEnv") -> np.ndarray:
+    def __call__(self, env: MetaWorldEnv) -> np.ndarray:
         task = env.spec_task
         assert task is not None, "MetaWorld-v0: call reset() before asking the expert"
         stage = task.stages[min(env.stage, len(task.stages) - 1)]

@@ -20,9 +20,19 @@ TARGET = slice(4, 7)
 """The task's goal position (for composite tasks: the current stage's)."""
 
 ENTITIES: tuple[str, ...] = (
-    "target_object", "button", "lock", "handle", "window", "faucet", "wall",
-    "coffee", "coffee_button", "hammer", "nail", "soccer",
-)  # fmt: skip
+    "target_object",
+    "button",
+    "lock",
+    "handle",
+    "window",
+    "faucet",
+    "wall",
+    "coffee",
+    "coffee_button",
+    "hammer",
+    "nail",
+    "soccer",
+)
 """Entity slots in layout order, each 7 numbers (xyz, quaternion) starting at index 7."""
 ENTITY_SIZE = 7
 FIRST_ENTITY = 7
@@ -63,7 +73,9 @@ def entity_row(position: np.ndarray, quaternion: np.ndarray) -> np.ndarray:
     return np.concatenate([np.asarray(position, dtype=np.float64), quaternion])
 
 
-def compose_state(gripper: np.ndarray, opening: float, target: np.ndarray, entities: dict[str, np.ndarray]) -> np.ndarray:
+def compose_state(
+    gripper: np.ndarray, opening: float, target: np.ndarray, entities: dict[str, np.ndarray]
+) -> np.ndarray:
     """The 91-number state from its parts; ``entities`` maps slot name → 7 numbers."""
     state = np.zeros(STATE_DIM)
     state[GRIPPER] = gripper

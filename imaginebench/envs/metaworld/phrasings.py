@@ -374,5 +374,10 @@ _HARD: dict[str, tuple[str, ...]] = {
     ),
 }
 
-PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {"train": _TRAIN, "rephrase": _REPHRASE, "easy": _EASY, "hard": _HARD}
+PHRASINGS: dict[str, dict[str, tuple[str, ...]]] = {
+    "train": _TRAIN,
+    "rephrase": _REPHRASE,
+    "easy": _EASY,
+    "hard": _HARD,
+}
 """level → task → instructions."""

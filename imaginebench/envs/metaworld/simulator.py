@@ -40,7 +40,9 @@ def read_entities(sim: SawyerXYZEnv, task: Task, current: np.ndarray) -> dict[st
     18 numbers (``current``) and, for what it leaves out, the simulator."""
     extra, read_extra, _ = COMPOSITE_STAGE_TWO.get(task.name, (None, None, None))
     observed = [entity for entity in task.entities if entity not in ("wall", extra)]
-    rows = {name: entity_row(current[part][:3], current[part][3:]) for name, part in zip(observed, PACKAGE_OBJECT_SLOTS)}
+    rows = {
+        name: entity_row(current[part][:3], current[part][3:]) for name, part in zip(observed, PACKAGE_OBJECT_SLOTS)
+    }
     if read_extra is not None:
         rows[extra] = read_extra(sim)
     if "wall" in task.entities:  # the package leaves the wall out of its observation; the original added it
@@ -54,4 +56,3 @@ def stage_targets(sim: SawyerXYZEnv, task: Task) -> list[np.ndarray]:
     if task.name in COMPOSITE_STAGE_TWO:
         return [first, COMPOSITE_STAGE_TWO[task.name][2](sim)]
     return [first]
-

@@ -10,8 +10,8 @@ reads the coffee-machine button, not the mug; locked-door-open's first stage rea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -115,23 +115,48 @@ TASKS: dict[str, Task] = {
         _single("hammer", ("hammer", "nail"), _nail_driven),
         _single("soccer", ("soccer",), _near("soccer", 0.07), horizon=150),
         Task(
-            "make-coffee", "coffee-push-v3", ("coffee", "coffee_button"),
-            (Stage("coffee-push-v3", ("coffee",), _near("coffee", 0.07)),
-             Stage("coffee-button-v3", ("coffee_button",), _COFFEE_BUTTON)),
+            "make-coffee",
+            "coffee-push-v3",
+            ("coffee", "coffee_button"),
+            (
+                Stage("coffee-push-v3", ("coffee",), _near("coffee", 0.07)),
+                Stage("coffee-button-v3", ("coffee_button",), _COFFEE_BUTTON),
+            ),
             horizon=150,
         ),
         Task(
-            "locked-door-open", "door-unlock-v3", ("lock", "handle"),
-            (Stage("door-unlock-v3", ("lock",), _UNLOCK),
-             Stage("door-pull", ("handle",), _near("handle", 0.04))),
+            "locked-door-open",
+            "door-unlock-v3",
+            ("lock", "handle"),
+            (Stage("door-unlock-v3", ("lock",), _UNLOCK), Stage("door-pull", ("handle",), _near("handle", 0.04))),
             horizon=200,
         ),
     )
-}  # fmt: skip
+}
 
 LEVEL_TASKS: dict[str, tuple[str, ...]] = {
-    "train": ("reach", "push", "pick-place", "button-press", "door-unlock", "door-open", "window-open", "faucet-open", "coffee-push", "coffee-button"),
-    "easy": ("reach-wall", "push-wall", "pick-place-wall", "button-press-wall", "door-lock", "door-close", "window-close", "faucet-close"),
+    "train": (
+        "reach",
+        "push",
+        "pick-place",
+        "button-press",
+        "door-unlock",
+        "door-open",
+        "window-open",
+        "faucet-open",
+        "coffee-push",
+        "coffee-button",
+    ),
+    "easy": (
+        "reach-wall",
+        "push-wall",
+        "pick-place-wall",
+        "button-press-wall",
+        "door-lock",
+        "door-close",
+        "window-close",
+        "faucet-close",
+    ),
     "hard": ("make-coffee", "locked-door-open", "hammer", "soccer"),
 }
 LEVEL_TASKS["rephrase"] = LEVEL_TASKS["train"]

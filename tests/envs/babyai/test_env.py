@@ -142,7 +142,11 @@ def test_pickup_takes_the_object_under_the_agent_only_with_empty_hands(envs):
     world = agent_after(env, make_world(agent=(1, 1)), PICKUP)
     assert world.carrying == "ball" and world.positions["ball"] is None
     state = env.step(WEST)[0]["state"]  # into the west wall: nothing changes
-    assert (state[STATE_INDEX["carry_type"]], state[STATE_INDEX["ball_row"]], state[STATE_INDEX["ball_col"]]) == (6, 0, 0)
+    assert (state[STATE_INDEX["carry_type"]], state[STATE_INDEX["ball_row"]], state[STATE_INDEX["ball_col"]]) == (
+        6,
+        0,
+        0,
+    )
     world = agent_after(env, make_world(agent=(1, 3), carrying="ball"), PICKUP)
     assert world.carrying == "ball" and world.positions["box"] == (1, 3)
 
@@ -175,8 +179,18 @@ def test_a_locked_door_opens_only_with_the_key_of_its_colour(envs):
         return env.step(TOGGLE)
 
     assert door_after(**locked, colors=same)[0]["state"][STATE_INDEX["door_state"]] == DOOR_LOCKED
-    assert door_after(**locked, colors={"key": "red", "door": "yellow"}, carrying="key")[0]["state"][STATE_INDEX["door_state"]] == DOOR_LOCKED
-    assert door_after(**locked, colors={"ball": "yellow", "door": "yellow"}, carrying="ball")[0]["state"][STATE_INDEX["door_state"]] == DOOR_LOCKED
+    assert (
+        door_after(**locked, colors={"key": "red", "door": "yellow"}, carrying="key")[0]["state"][
+            STATE_INDEX["door_state"]
+        ]
+        == DOOR_LOCKED
+    )
+    assert (
+        door_after(**locked, colors={"ball": "yellow", "door": "yellow"}, carrying="ball")[0]["state"][
+            STATE_INDEX["door_state"]
+        ]
+        == DOOR_LOCKED
+    )
     obs, reward, terminated, truncated, info = door_after(**locked, colors=same, carrying="key")
     assert obs["state"][STATE_INDEX["door_state"]] == DOOR_OPEN and terminated and info["is_success"]
 
@@ -206,7 +220,10 @@ def test_truncation_at_the_horizon(envs):
 def test_render_draws_the_grid_through_imaginebench_and_gymnasium_make():
     import gymnasium as gym
 
-    for env in (imaginebench.make("BabyAI-v0", level="hard", render_mode="rgb_array"), gym.make("imaginebench/BabyAI-v0", level="hard", render_mode="rgb_array")):
+    for env in (
+        imaginebench.make("BabyAI-v0", level="hard", render_mode="rgb_array"),
+        gym.make("imaginebench/BabyAI-v0", level="hard", render_mode="rgb_array"),
+    ):
         env.reset(seed=0)
         frame = env.render()
         assert frame.shape[:2] == (8 * 32, 15 * 32) and frame.dtype == np.uint8
@@ -236,9 +253,18 @@ def test_set_state_takes_the_carried_key_and_the_locked_door_from_the_vector(env
     env = envs["hard"]
     start(env, make_world(agent=(2, 2)), Goal("OpenLock", ("key",)))
     env.step(SOUTH)
-    env.set_state(encode_state(make_world(agent=(6, 3), door_state=DOOR_LOCKED, colors={"key": "yellow", "door": "yellow"}, carrying="key")))
+    env.set_state(
+        encode_state(
+            make_world(agent=(6, 3), door_state=DOOR_LOCKED, colors={"key": "yellow", "door": "yellow"}, carrying="key")
+        )
+    )
     assert env.step_count == 1 and env.world().carrying == "key"
     obs, _, terminated, _, info = env.step(TOGGLE)
-    assert obs["state"][STATE_INDEX["door_state"]] == DOOR_OPEN and terminated and info["is_success"] and env.step_count == 2
+    assert (
+        obs["state"][STATE_INDEX["door_state"]] == DOOR_OPEN
+        and terminated
+        and info["is_success"]
+        and env.step_count == 2
+    )
     with pytest.raises(ValueError, match="overlap"):
         env.set_state(encode_state(make_world(box=(1, 1))))  # the box on the ball's cell

@@ -41,22 +41,44 @@ SUCCESS_CASES = [
     (Goal("PutNext", ("ball", "box")), make_world(box=(1, 2)), make_world(box=(2, 2))),
     (Goal("PutNext", ("ball", "box")), make_world(box=(2, 1)), make_world(box=(2, 1), carrying="ball")),
     (Goal("OpenGo", ("door",)), make_world(door_state=DOOR_OPEN, agent=(1, 5)), make_world(agent=(1, 5))),
-    (Goal("OpenGo", ("door",)), make_world(door_state=DOOR_OPEN, agent=(1, 1)), make_world(door_state=DOOR_OPEN, agent=(2, 1))),
+    (
+        Goal("OpenGo", ("door",)),
+        make_world(door_state=DOOR_OPEN, agent=(1, 1)),
+        make_world(door_state=DOOR_OPEN, agent=(2, 1)),
+    ),
     (Goal("OpenPick", ("door",)), make_world(door_state=DOOR_OPEN, carrying="box"), make_world(carrying="box")),
     (Goal("OpenPick", ("door",)), make_world(door_state=DOOR_OPEN, carrying="ball"), make_world(door_state=DOOR_OPEN)),
     (Goal("GoWall", corner="north-east"), make_world(agent=(6, 1)), make_world(agent=(5, 1))),
     (Goal("GoWall", corner="south-west"), make_world(agent=(1, 6)), make_world(agent=(6, 6))),
     (Goal("GoCenter", ("ball",)), make_world(agent=(4, 3), carrying="ball"), make_world(agent=(4, 3))),
     (Goal("GoCenter", ("ball",)), make_world(agent=(3, 4), carrying="ball"), make_world(agent=(2, 4), carrying="ball")),
-    (Goal("OpenLock", ("key",)), make_world(door_state=DOOR_OPEN, carrying="key"), make_world(door_state=DOOR_LOCKED, carrying="key")),
+    (
+        Goal("OpenLock", ("key",)),
+        make_world(door_state=DOOR_OPEN, carrying="key"),
+        make_world(door_state=DOOR_LOCKED, carrying="key"),
+    ),
     (Goal("PutLine", OBJECTS), make_world(), make_world(key=(2, 5))),
-    (Goal("PutLine", OBJECTS), make_world(ball=(2, 4), box=(4, 4), key=(6, 4)), make_world(ball=(2, 4), box=(4, 4), key=(6, 4), carrying="box")),
-    (Goal("PutPile", OBJECTS), make_world(ball=(2, 2), box=(3, 2), key=(2, 3)), make_world(ball=(2, 2), box=(3, 2), key=(4, 2))),
-    (Goal("PutPile", OBJECTS), make_world(ball=(5, 5), box=(5, 4), key=(4, 4)), make_world(ball=(5, 5), box=(5, 4), key=(3, 4))),
-]  # fmt: skip
+    (
+        Goal("PutLine", OBJECTS),
+        make_world(ball=(2, 4), box=(4, 4), key=(6, 4)),
+        make_world(ball=(2, 4), box=(4, 4), key=(6, 4), carrying="box"),
+    ),
+    (
+        Goal("PutPile", OBJECTS),
+        make_world(ball=(2, 2), box=(3, 2), key=(2, 3)),
+        make_world(ball=(2, 2), box=(3, 2), key=(4, 2)),
+    ),
+    (
+        Goal("PutPile", OBJECTS),
+        make_world(ball=(5, 5), box=(5, 4), key=(4, 4)),
+        make_world(ball=(5, 5), box=(5, 4), key=(3, 4)),
+    ),
+]
 
 
-@pytest.mark.parametrize("goal, holds, fails", SUCCESS_CASES, ids=[f"{g.task}-{i}" for i, (g, _, _) in enumerate(SUCCESS_CASES)])
+@pytest.mark.parametrize(
+    "goal, holds, fails", SUCCESS_CASES, ids=[f"{g.task}-{i}" for i, (g, _, _) in enumerate(SUCCESS_CASES)]
+)
 def test_success_check_on_hand_made_worlds(goal, holds, fails):
     assert is_success(holds, goal)
     assert not is_success(fails, goal)

@@ -31,7 +31,11 @@ def test_encode_state_uses_minigrid_indices_rows_before_columns():
     assert state[STATE_INDEX["ball_color"]] == 0  # red
     assert (state[STATE_INDEX["ball_row"]], state[STATE_INDEX["ball_col"]]) == (6, 5)
     assert (state[STATE_INDEX["agent_row"]], state[STATE_INDEX["agent_col"]]) == (4, 2)
-    assert (state[STATE_INDEX["door_row"]], state[STATE_INDEX["door_col"]], state[STATE_INDEX["door_state"]]) == (3, 7, 1)
+    assert (state[STATE_INDEX["door_row"]], state[STATE_INDEX["door_col"]], state[STATE_INDEX["door_state"]]) == (
+        3,
+        7,
+        1,
+    )
     assert (state[STATE_INDEX["carry_type"]], state[STATE_INDEX["carry_color"]]) == (0, 0)
 
 
@@ -48,7 +52,9 @@ def worlds(draw) -> World:
     carrying = draw(st.sampled_from((None, *OBJECTS)))
     colors = {name: draw(st.sampled_from(COLORS)) for name in (*OBJECTS, "door")}
     positions = {obj: None if obj == carrying else cell for obj, cell in zip(OBJECTS, cells)}
-    return World(colors, positions, draw(st.integers(1, 6)), draw(st.integers(0, 2)), draw(st.sampled_from(ROOM_CELLS)), carrying)
+    return World(
+        colors, positions, draw(st.integers(1, 6)), draw(st.integers(0, 2)), draw(st.sampled_from(ROOM_CELLS)), carrying
+    )
 
 
 @given(worlds())

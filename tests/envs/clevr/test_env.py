@@ -51,7 +51,11 @@ def test_first_push_after_reset_hits_the_ball_at_its_stored_position(envs):
 
 def test_push_into_another_ball_moves_both(envs):
     env = envs["train"]
-    start(env, Goal("push-left", (Relation(RED, GREEN, "left"),)), positions=[[-0.3, 0.0], [-0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]])
+    start(
+        env,
+        Goal("push-left", (Relation(RED, GREEN, "left"),)),
+        positions=[[-0.3, 0.0], [-0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]],
+    )
     obs, *_ = env.step(action_of(RED, EAST))
     positions = positions_of(obs["state"])
     assert positions[BLUE, 0] > -0.05 + 0.01 and positions[RED, 0] > -0.3 + 0.05
@@ -61,7 +65,11 @@ def test_push_into_another_ball_moves_both(envs):
 def test_reaching_the_goal_ends_the_episode_with_reward(envs):
     env = envs["train"]
     # red 0.45 left of green: one push east brings it within reach of green's left side
-    start(env, Goal("push-left", (Relation(RED, GREEN, "left"),)), positions=[[-0.45, 0.3], [0.4, -0.1], [0.0, 0.3], [0.4, 0.5], [0.0, -0.1]])
+    start(
+        env,
+        Goal("push-left", (Relation(RED, GREEN, "left"),)),
+        positions=[[-0.45, 0.3], [0.4, -0.1], [0.0, 0.3], [0.4, 0.5], [0.0, -0.1]],
+    )
     _, reward, terminated, truncated, info = env.step(action_of(RED, EAST))
     assert info["is_success"] and terminated and not truncated and reward == 1.0
 
@@ -79,7 +87,10 @@ def test_one_step_episode_continues_after_a_wrong_push(envs):
 
 @pytest.mark.parametrize(
     "level, goal, horizon",
-    [("hard", Goal("line-up"), HORIZON), ("train", Goal("push-left", (Relation(RED, GREEN, "left"),)), RELATION_HORIZON)],
+    [
+        ("hard", Goal("line-up"), HORIZON),
+        ("train", Goal("push-left", (Relation(RED, GREEN, "left"),)), RELATION_HORIZON),
+    ],
     ids=["line-up", "push-left"],
 )
 def test_episode_is_truncated_at_its_task_horizon(envs, level, goal, horizon):
@@ -141,7 +152,10 @@ def test_a_push_from_a_set_state_is_the_push_from_a_reset_into_it(envs):
     """Between pushes the balls rest and the pusher is parked, so ``set_state`` mid-episode gives
     the very push a fresh start in that layout gives."""
     env, goal = envs["train"], Goal("push-left", (Relation(RED, GREEN, "left"),))
-    push, layout = action_of(RED, EAST), [[-0.3, 0.0], [-0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]]  # red pushes blue
+    push, layout = (
+        action_of(RED, EAST),
+        [[-0.3, 0.0], [-0.05, 0.0], [0.2, 0.4], [0.45, 0.55], [-0.4, 0.5]],
+    )  # red pushes blue
     start(env, goal, positions=layout)
     fresh = env.step(push)[0]["state"]
     env.reset(seed=4)

@@ -49,11 +49,17 @@ def test_evaluation_starts_every_episode_from_the_stored_set():
         return torch.zeros(len(state), dtype=torch.int64)
 
     result = evaluate_level(act, "Ball-v0", "easy", episodes_per_task=2, seed=0)
-    expected = [np.asarray(o["start"]["positions"]).reshape(-1) for task in DOMAIN.tasks["easy"] for o in evaluation_starts("easy", task)[:2]]
+    expected = [
+        np.asarray(o["start"]["positions"]).reshape(-1)
+        for task in DOMAIN.tasks["easy"]
+        for o in evaluation_starts("easy", task)[:2]
+    ]
     np.testing.assert_allclose(seen[0].numpy(), np.stack(expected), atol=1e-6)
     assert set(result.per_task) == set(DOMAIN.tasks["easy"]) and all(r.episodes == 2 for r in result.per_task.values())
 
 
 def test_asking_for_more_episodes_than_stored_is_an_error():
     with pytest.raises(ValueError, match="episodes_per_task=31, but the evaluation set of easy/step-behind holds 30"):
-        evaluate_level(lambda s, e: torch.zeros(len(s), dtype=torch.int64), "Ball-v0", "easy", episodes_per_task=31, seed=0)
+        evaluate_level(
+            lambda s, e: torch.zeros(len(s), dtype=torch.int64), "Ball-v0", "easy", episodes_per_task=31, seed=0
+        )

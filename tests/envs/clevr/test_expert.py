@@ -33,7 +33,7 @@ def test_random_policy_fails_the_hard_tasks():
     results = []
     for seed in range(3):
         env.reset(seed=seed)
-        results.append(play(env, lambda _env: int(rng.integers(DOMAIN.num_actions))))
+        results.append(play(env, lambda _env, rng=rng: int(rng.integers(DOMAIN.num_actions))))
     assert not any(results)
 
 
@@ -46,7 +46,7 @@ def test_random_pushes_rarely_meet_a_side_relation():
         rng = np.random.default_rng(0)
         for seed in range(50):
             env.reset(seed=seed)
-            results.append(play(env, lambda _env: int(rng.integers(DOMAIN.num_actions))))
+            results.append(play(env, lambda _env, rng=rng: int(rng.integers(DOMAIN.num_actions))))
     assert np.mean(results) < 0.2
 
 

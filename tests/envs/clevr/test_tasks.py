@@ -5,7 +5,16 @@ from hypothesis import strategies as st
 
 from imaginebench.envs.clevr import DOMAIN, instruction_texts
 from imaginebench.envs.clevr.phrasings import PHRASINGS, slots
-from imaginebench.envs.clevr.tasks import GATHER_RADIUS, LEVEL_TASKS, NEAR, TASKS, Goal, Relation, is_success, sample_start
+from imaginebench.envs.clevr.tasks import (
+    GATHER_RADIUS,
+    LEVEL_TASKS,
+    NEAR,
+    TASKS,
+    Goal,
+    Relation,
+    is_success,
+    sample_start,
+)
 from imaginebench.levels import LEVELS
 
 RED, BLUE, GREEN, PURPLE, CYAN = range(5)
@@ -31,7 +40,11 @@ def test_levels_and_tasks():
 RELATION_CASES = [
     # (relation, positions where it holds, positions where it does not)
     (Relation(RED, GREEN, "behind"), layout(red=(0.0, 0.2 + 0.25)), layout(red=(0.0, 0.2 + NEAR + 0.01))),
-    (Relation(RED, GREEN, "left"), layout(red=(-0.25, 0.2 + 0.1)), layout(red=(-0.2, 0.2 + 0.21))),  # near, but 46 degrees off
+    (
+        Relation(RED, GREEN, "left"),
+        layout(red=(-0.25, 0.2 + 0.1)),
+        layout(red=(-0.2, 0.2 + 0.21)),
+    ),  # near, but 46 degrees off
     (Relation(RED, GREEN, "front"), layout(red=(0.05, 0.2 - 0.22)), layout(red=(0.05, 0.2 + 0.22))),
     (Relation(CYAN, GREEN, "right"), layout(cyan=(0.3, 0.2)), layout(cyan=(-0.3, 0.2))),
 ]
@@ -107,9 +120,16 @@ def test_train_and_rephrase_phrasings_are_disjoint_and_all_fill():
 
 
 def test_slots_name_the_goal():
-    assert slots(Goal("push-left", (Relation(RED, BLUE, "left"),))) == {"src": "red", "dst": "blue", "rel": "to the left of"}
+    assert slots(Goal("push-left", (Relation(RED, BLUE, "left"),))) == {
+        "src": "red",
+        "dst": "blue",
+        "rel": "to the left of",
+    }
     assert slots(Goal("step-behind", ball=CYAN, side="behind")) == {"color": "cyan", "way": "backward"}
-    three = Goal("three-relations", (Relation(RED, BLUE, "left"), Relation(GREEN, BLUE, "front"), Relation(CYAN, PURPLE, "behind")))
+    three = Goal(
+        "three-relations",
+        (Relation(RED, BLUE, "left"), Relation(GREEN, BLUE, "front"), Relation(CYAN, PURPLE, "behind")),
+    )
     assert slots(three)["clauses"] == (
         "the red ball to the left of the blue ball, the green ball in front of the blue ball and the cyan ball behind the purple ball"
     )

@@ -74,11 +74,17 @@ def test_phrasings_name_their_task_and_rephrase_is_unseen():
     for task, texts in PHRASINGS["train"].items():
         assert len(texts) >= 10 and len(PHRASINGS["rephrase"][task]) >= 10
         word = task.split("-")[0]  # run / jump
-        assert all(("jump" in t.lower() or "hop" in t.lower() or "leap" in t.lower() or "bound" in t.lower()) == (word == "jump") for t in texts), task
+        assert all(
+            ("jump" in t.lower() or "hop" in t.lower() or "leap" in t.lower() or "bound" in t.lower())
+            == (word == "jump")
+            for t in texts
+        ), task
 
 
 @pytest.mark.skipif(not (EXPERT_DIR / "jumps.pt").is_file(), reason="shipped experts missing")
-@pytest.mark.parametrize("level, task", [("train", "run-forward"), ("train", "jump-backward"), ("hard", "backward-then-forward")])
+@pytest.mark.parametrize(
+    "level, task", [("train", "run-forward"), ("train", "jump-backward"), ("hard", "backward-then-forward")]
+)
 def test_expert_solves_tasks_and_success_flags_agree(level, task):
     env = imaginebench.make("Mujoco-v0", level=level)
     expert = DOMAIN.expert()

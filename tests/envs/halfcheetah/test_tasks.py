@@ -5,9 +5,21 @@ import pytest
 
 from imaginebench.envs.halfcheetah.layout import DT, DX, PITCH, STATE_DIM, VX, Z
 from imaginebench.envs.halfcheetah.tasks import (
-    FAST_SPEED, HORIZON, IN_PLACE, JUMP_DISTANCE, JUMP_HEIGHT, JUMPS, LEVEL_TASKS, RUN_SPEED, RUN_TARGET_SPEED,
-    SHUTTLE_DISTANCE, SKILL_REWARDS, TASKS, WINDOW, jump_counts,
-)  # fmt: skip
+    FAST_SPEED,
+    HORIZON,
+    IN_PLACE,
+    JUMP_DISTANCE,
+    JUMP_HEIGHT,
+    JUMPS,
+    LEVEL_TASKS,
+    RUN_SPEED,
+    RUN_TARGET_SPEED,
+    SHUTTLE_DISTANCE,
+    SKILL_REWARDS,
+    TASKS,
+    WINDOW,
+    jump_counts,
+)
 
 
 def states_with(dx: np.ndarray, z: np.ndarray | None = None, pitch: float = 0.0) -> np.ndarray:
@@ -79,7 +91,7 @@ def test_shuttles_need_both_stages_in_order(name, first):
     leg = int(np.ceil(SHUTTLE_DISTANCE / (2.0 * DT))) + 1
     there_and_back = np.concatenate([np.full(leg, first * 2.0 * DT), np.full(leg, -first * 2.0 * DT)])
     flags = TASKS[name].check(states_with(there_and_back))
-    assert flags[-1] and not flags[:leg + 1].any()
+    assert flags[-1] and not flags[: leg + 1].any()
     assert not TASKS[name].check(states_with(-there_and_back))[-1]  # the other order
     assert not TASKS[name].check(states_with(there_and_back[:leg]))[-1]  # only the first leg
 

@@ -6,15 +6,43 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from imaginebench.envs.libero.expert import (
-    ASIDE_SHIFT, BESIDE, CARRY_Z, CLOSE, CONTACT_GAP, DOWN, HOVER, OPEN, POUR_ROLL, POUR_X, POUR_Z, ROTATION_SCALE, TOP_HEIGHT, basket_drop,
-    expert_action, aside_point, grasp_point, rim_grip_point,
-)  # fmt: skip
-from imaginebench.envs.libero.layout import BASKET_HALF, EEF, ENTITIES, OBJECT_AREA, compose_state, hand_fits, in_object_area
+    ASIDE_SHIFT,
+    BESIDE,
+    CARRY_Z,
+    CLOSE,
+    CONTACT_GAP,
+    DOWN,
+    HOVER,
+    OPEN,
+    POUR_ROLL,
+    POUR_X,
+    POUR_Z,
+    ROTATION_SCALE,
+    TOP_HEIGHT,
+    aside_point,
+    basket_drop,
+    expert_action,
+    grasp_point,
+    rim_grip_point,
+)
+from imaginebench.envs.libero.layout import (
+    BASKET_HALF,
+    EEF,
+    ENTITIES,
+    OBJECT_AREA,
+    compose_state,
+    hand_fits,
+    in_object_area,
+)
 from imaginebench.envs.libero.tasks import TASKS
 
 SOUP = np.array([-0.1, -0.2, 0.038])
-LAYOUT = {"alphabet_soup": SOUP, "cream_cheese": np.array([0.05, -0.1, 0.009]),
-          "salad_dressing": np.array([-0.15, 0.0, 0.073]), "basket": np.array([0.0, 0.25, 0.0])}  # fmt: skip
+LAYOUT = {
+    "alphabet_soup": SOUP,
+    "cream_cheese": np.array([0.05, -0.1, 0.009]),
+    "salad_dressing": np.array([-0.15, 0.0, 0.073]),
+    "basket": np.array([0.0, 0.25, 0.0]),
+}
 PICK, PLACE = TASKS["pick-soup"].stages[0], TASKS["place-soup"].stages[0]
 TAKE_OUT = TASKS["pick-out-of-soup"].stages[0]
 UPRIGHT_CAN = Rotation.from_euler("x", 90, degrees=True)
@@ -23,10 +51,20 @@ BASKET_TURN = Rotation.from_euler("z", 90, degrees=True)
 """The basket stands turned 90° about the vertical in every start."""
 
 
-def state(hand, gap=0.078, quaternion=DOWN.as_quat(), soup=SOUP, soup_turn=UPRIGHT_CAN, basket=LAYOUT["basket"], basket_turn=BASKET_TURN) -> np.ndarray:
+def state(
+    hand,
+    gap=0.078,
+    quaternion=DOWN.as_quat(),
+    soup=SOUP,
+    soup_turn=UPRIGHT_CAN,
+    basket=LAYOUT["basket"],
+    basket_turn=BASKET_TURN,
+) -> np.ndarray:
     positions = {**LAYOUT, "alphabet_soup": soup, "basket": basket}
     turns = {"alphabet_soup": soup_turn, "basket": basket_turn}
-    entities = {name: np.array([*positions[name], *turns.get(name, Rotation.identity()).as_quat()]) for name in ENTITIES}
+    entities = {
+        name: np.array([*positions[name], *turns.get(name, Rotation.identity()).as_quat()]) for name in ENTITIES
+    }
     return compose_state(np.zeros(7), hand, quaternion, [gap / 2, -gap / 2], entities)
 
 
@@ -85,7 +123,9 @@ def test_an_object_still_held_in_the_basket_is_lowered_and_let_go_before_the_nex
 def test_held_object_is_carried_high_over_the_basket_and_lowered_into_it():
     held = CONTACT_GAP["alphabet_soup"]
     low = state(SOUP + [0.0, 0.0, 0.03], held, soup=SOUP + [0.0, 0.0, 0.01])
-    assert expert_action(PLACE, low, low)[2] == 1.0 and abs(expert_action(PLACE, low, low)[1]) < 0.05  # straight up first
+    assert (
+        expert_action(PLACE, low, low)[2] == 1.0 and abs(expert_action(PLACE, low, low)[1]) < 0.05
+    )  # straight up first
     high_soup = np.array([SOUP[0], SOUP[1], CARRY_Z - 0.02])
     high = state(high_soup + [0.0, 0.0, 0.02], held, soup=high_soup)
     action = expert_action(PLACE, high, high)
@@ -142,7 +182,9 @@ def test_an_object_out_of_reach_in_the_basket_is_poured_out_first():
     assert POUR_ROLL < 0
     fallen = over + [0.0, -0.1, 0.038 - over[2]]
     keep = expert_action(TAKE_OUT, holding_basket(over, soup=fallen), start)
-    assert keep[-1] == CLOSE and keep[1] > 0 and keep[0] == 0.0  # carried away from the can, along y only, before letting go
+    assert (
+        keep[-1] == CLOSE and keep[1] > 0 and keep[0] == 0.0
+    )  # carried away from the can, along y only, before letting go
 
 
 def test_an_object_is_lowered_into_the_basket_beside_one_already_in_it():
@@ -153,7 +195,9 @@ def test_an_object_is_lowered_into_the_basket_beside_one_already_in_it():
     assert np.allclose(beside[:2] - alone[:2], [0.0, -BESIDE])  # away from the can, which stands +y of the centre
     assert beside[2] > max(can[2] + TOP_HEIGHT["alphabet_soup"], alone[2])  # 6 cm from the can's axis: above its top
     farther = LAYOUT["basket"] + [0.0, 0.06, 0.06]
-    assert np.isclose(basket_drop(state(hand, soup=farther), "cream_cheese")[2], alone[2])  # clear of it: as low as alone
+    assert np.isclose(
+        basket_drop(state(hand, soup=farther), "cream_cheese")[2], alone[2]
+    )  # clear of it: as low as alone
 
 
 def test_a_hand_low_over_the_basket_rises_above_its_rim_before_moving_off():
@@ -174,11 +218,22 @@ def test_an_object_is_put_aside_no_nearer_the_robot_than_the_objects_start_area(
 def test_an_object_is_put_aside_inside_the_start_area_where_the_hand_has_room():
     """Two starts the expert failed: the cheese put aside 19 cm out in x (beyond reach at carrying
     height), and put aside so close to the basket that the hand came down on its rim."""
-    for cheese, soup, dressing, basket in (([0.032, -0.212], [-0.21, -0.25], [-0.22, -0.08], [0.05, 0.28]),
-                                           ([-0.158, -0.036], [-0.23, -0.23], [-0.06, -0.13], [-0.05, 0.25])):  # fmt: skip
+    for cheese, soup, dressing, basket in (
+        ([0.032, -0.212], [-0.21, -0.25], [-0.22, -0.08], [0.05, 0.28]),
+        ([-0.158, -0.036], [-0.23, -0.23], [-0.06, -0.13], [-0.05, 0.25]),
+    ):
         xy = {"alphabet_soup": soup, "cream_cheese": cheese, "salad_dressing": dressing, "basket": basket}
-        start = compose_state(np.zeros(7), [-0.15, 0.0, 0.26], DOWN.as_quat(), [0.039, -0.039],
-                              {name: np.array([*xy[name], 0.01, 0.0, 0.0, 0.0, 1.0]) for name in ENTITIES})  # fmt: skip
+        start = compose_state(
+            np.zeros(7),
+            [-0.15, 0.0, 0.26],
+            DOWN.as_quat(),
+            [0.039, -0.039],
+            {name: np.array([*xy[name], 0.01, 0.0, 0.0, 0.0, 1.0]) for name in ENTITIES},
+        )
         point = aside_point("cream_cheese", start)[:2]
         assert in_object_area(point)
-        assert hand_fits(point, np.array(basket), BASKET_HALF) and hand_fits(point, np.array(soup)) and hand_fits(point, np.array(dressing))
+        assert (
+            hand_fits(point, np.array(basket), BASKET_HALF)
+            and hand_fits(point, np.array(soup))
+            and hand_fits(point, np.array(dressing))
+        )

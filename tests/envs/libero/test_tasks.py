@@ -12,7 +12,11 @@ from imaginebench.levels import LEVELS
 UPRIGHT = [0.0, 0.0, 0.0, 1.0]
 HOME = np.array([-0.15, 0.0, 0.26])
 BASKET = np.array([0.0, 0.25, 0.0])
-LAYOUT = {"alphabet_soup": [-0.1, -0.2, 0.038], "cream_cheese": [0.05, -0.1, 0.009], "salad_dressing": [-0.15, 0.0, 0.073]}
+LAYOUT = {
+    "alphabet_soup": [-0.1, -0.2, 0.038],
+    "cream_cheese": [0.05, -0.1, 0.009],
+    "salad_dressing": [-0.15, 0.0, 0.073],
+}
 
 
 def state(eef=HOME, **moved) -> np.ndarray:
@@ -63,7 +67,9 @@ def test_pick_needs_the_object_lifted_in_the_gripper():
     assert solved("pick-soup", start, state(eef=eef, alphabet_soup=obj))
     eef_low, obj_low = held("alphabet_soup", height=LIFT / 2)
     assert not solved("pick-soup", start, state(eef=eef_low, alphabet_soup=obj_low))  # barely lifted
-    assert not solved("pick-soup", start, state(eef=eef + [0.2, 0, 0], alphabet_soup=obj))  # not in the gripper (thrown)
+    assert not solved(
+        "pick-soup", start, state(eef=eef + [0.2, 0, 0], alphabet_soup=obj)
+    )  # not in the gripper (thrown)
     assert not solved("pick-cheese", start, state(eef=eef, alphabet_soup=obj))  # the wrong object
 
 
@@ -95,8 +101,12 @@ def test_place_on_another_object():
     start = state()
     eef, obj = held("alphabet_soup")
     on_cheese = np.array(LAYOUT["cream_cheese"]) + [0.03, 0.0, 0.05]
-    assert solved("pick-soup-and-place-to-cheese", start, state(eef=eef, alphabet_soup=obj), state(alphabet_soup=on_cheese))
-    assert not solved("pick-soup-and-place-to-dressing", start, state(eef=eef, alphabet_soup=obj), state(alphabet_soup=on_cheese))
+    assert solved(
+        "pick-soup-and-place-to-cheese", start, state(eef=eef, alphabet_soup=obj), state(alphabet_soup=on_cheese)
+    )
+    assert not solved(
+        "pick-soup-and-place-to-dressing", start, state(eef=eef, alphabet_soup=obj), state(alphabet_soup=on_cheese)
+    )
 
 
 def test_sequential_all_checks_every_object():
@@ -110,7 +120,10 @@ def test_sequential_all_checks_every_object():
         states.append(state(**placed))
     assert not solved("sequential-pick-and-place-all", *states)
     eef, obj = held("salad_dressing")
-    states += [state(eef=eef, **placed, salad_dressing=obj), state(**placed, salad_dressing=in_basket("salad_dressing"))]
+    states += [
+        state(eef=eef, **placed, salad_dressing=obj),
+        state(**placed, salad_dressing=in_basket("salad_dressing")),
+    ]
     assert solved("sequential-pick-and-place-all", *states)
 
 
@@ -118,17 +131,26 @@ def test_aside_needs_a_lift_and_a_rest_away_from_the_start():
     start = state()
     eef, obj = held("salad_dressing")
     put_down = np.array(LAYOUT["salad_dressing"]) + [0.0, -0.15, 0.0]
-    assert solved("pick-and-place-aside-dressing", start, state(eef=eef, salad_dressing=obj), state(salad_dressing=put_down))
+    assert solved(
+        "pick-and-place-aside-dressing", start, state(eef=eef, salad_dressing=obj), state(salad_dressing=put_down)
+    )
     assert not solved("pick-and-place-aside-dressing", start, state(salad_dressing=put_down))  # pushed, not picked
     nudged = np.array(LAYOUT["salad_dressing"]) + [0.0, -0.05, 0.0]
-    assert not solved("pick-and-place-aside-dressing", start, state(eef=eef, salad_dressing=obj), state(salad_dressing=nudged))
+    assert not solved(
+        "pick-and-place-aside-dressing", start, state(eef=eef, salad_dressing=obj), state(salad_dressing=nudged)
+    )
 
 
 def test_pick_out_of_the_basket():
     start = state(alphabet_soup=in_basket("alphabet_soup"))
     lifted = in_basket("alphabet_soup") + [0.0, 0.0, 0.1]
     away = lifted + [0.0, -0.5, 0.0]
-    assert solved("pick-out-of-soup", start, state(eef=lifted + [0, 0, 0.02], alphabet_soup=lifted), state(eef=away + [0, 0, 0.02], alphabet_soup=away))
+    assert solved(
+        "pick-out-of-soup",
+        start,
+        state(eef=lifted + [0, 0, 0.02], alphabet_soup=lifted),
+        state(eef=away + [0, 0, 0.02], alphabet_soup=away),
+    )
     assert not solved("pick-out-of-soup", start, state(eef=lifted + [0, 0, 0.02], alphabet_soup=lifted))
 
 
@@ -143,7 +165,14 @@ def test_reward_starts_from_the_new_episode_and_pays_stage_events():
     assert reward(task, 1, 2, start, closer, start) == 2.0  # the last stage also pays the success bonus
 
 
-@pytest.mark.parametrize(("field", "value", "reason"), [(slice(16, 19), [0.0, 0.0, -0.1], "below the floor"), (slice(19, 23), [0.0, 0.0, 0.0, 2.0], "quaternion"), (slice(14, 16), [0.2, -0.2], "fingers")])
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        (slice(16, 19), [0.0, 0.0, -0.1], "below the floor"),
+        (slice(19, 23), [0.0, 0.0, 0.0, 2.0], "quaternion"),
+        (slice(14, 16), [0.2, -0.2], "fingers"),
+    ],
+)
 def test_state_violations_name_the_problem(field, value, reason):
     s = state()
     s[field] = value

@@ -16,4 +16,7 @@ def test_collect_writes_continuous_expert_episodes(tmp_path):
     assert steps["action"].dtype.is_floating_point and float(steps["action"].abs().max()) <= 1.0
     assert dataset.metadata["tasks"][:2] == ["reach", "push"]
     assert int(steps["success"].sum()) == 2  # both expert episodes end in success
-    np.testing.assert_array_equal(steps["next_state"][:-1][~steps["terminated"][:-1]].numpy(), steps["state"][1:][~steps["terminated"][:-1]].numpy())
+    np.testing.assert_array_equal(
+        steps["next_state"][:-1][~steps["terminated"][:-1]].numpy(),
+        steps["state"][1:][~steps["terminated"][:-1]].numpy(),
+    )

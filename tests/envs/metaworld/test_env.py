@@ -84,7 +84,9 @@ def test_make_coffee_switches_target_after_the_mug_stage():
     states, info = run_expert(DOMAIN, env, seed=0, task="make-coffee")
     assert info["is_success"] and env.stage == 2
     targets = np.unique(states[:, 4:7].round(6), axis=0)
-    assert len(targets) == 2 and abs(targets[:, 2].max() - targets[:, 2].min()) > 0.2  # mug goal on the table, button up on the machine
+    assert (
+        len(targets) == 2 and abs(targets[:, 2].max() - targets[:, 2].min()) > 0.2
+    )  # mug goal on the table, button up on the machine
     assert env.success_flags(states)[-1]
     env.close()
 

@@ -15,14 +15,31 @@ from imaginebench.envs.metaworld.layout import (
 
 
 def legal_state() -> np.ndarray:
-    return compose_state(np.array([0.0, 0.6, 0.2]), 0.5, np.array([0.1, 0.8, 0.1]), {"target_object": entity_row([0.0, 0.7, 0.02], [1, 0, 0, 0])})
+    return compose_state(
+        np.array([0.0, 0.6, 0.2]),
+        0.5,
+        np.array([0.1, 0.8, 0.1]),
+        {"target_object": entity_row([0.0, 0.7, 0.02], [1, 0, 0, 0])},
+    )
 
 
 def test_layout_matches_the_original_91_numbers():
     """Spec §3.2: gripper 0-3, target 4-6, then 7-number slots in the original's order."""
     assert STATE_DIM == 91
-    expected_starts = {"target_object": 7, "button": 14, "lock": 21, "handle": 28, "window": 35, "faucet": 42, "wall": 49,
-                       "coffee": 56, "coffee_button": 63, "hammer": 70, "nail": 77, "soccer": 84}  # fmt: skip
+    expected_starts = {
+        "target_object": 7,
+        "button": 14,
+        "lock": 21,
+        "handle": 28,
+        "window": 35,
+        "faucet": 42,
+        "wall": 49,
+        "coffee": 56,
+        "coffee_button": 63,
+        "hammer": 70,
+        "nail": 77,
+        "soccer": 84,
+    }
     assert {name: entity_slice(name).start for name in ENTITIES} == expected_starts
     state = compose_state(np.array([1.0, 2.0, 3.0]), 0.5, np.array([4.0, 5.0, 6.0]), {"soccer": np.arange(7.0)})
     np.testing.assert_array_equal(state[:7], [1, 2, 3, 0.5, 4, 5, 6])
@@ -46,7 +63,7 @@ def test_each_violation_is_named():
     below[entity_slice("target_object")][2] = -0.1
     assert any("target_object is below the table" in r for r in state_violations(below))
     skewed = legal_state()
-    skewed[entity_slice("target_object").start + 3 :entity_slice("target_object").stop] = [1, 1, 0, 0]
+    skewed[entity_slice("target_object").start + 3 : entity_slice("target_object").stop] = [1, 1, 0, 0]
     assert any("target_object quaternion" in r for r in state_violations(skewed))
     opening = legal_state()
     opening[3] = 1.5

@@ -15,7 +15,12 @@ HAND = np.array([0.0, 0.5, 0.3])
 
 
 def state(target, hand=HAND, **entities) -> np.ndarray:
-    return compose_state(np.asarray(hand), 0.5, np.asarray(target, dtype=float), {k: entity_row(v, IDENTITY) for k, v in entities.items()})
+    return compose_state(
+        np.asarray(hand),
+        0.5,
+        np.asarray(target, dtype=float),
+        {k: entity_row(v, IDENTITY) for k, v in entities.items()},
+    )
 
 
 def solved(task: str, *states) -> bool:
@@ -80,16 +85,25 @@ def coffee_states():
 
 def test_make_coffee_needs_mug_then_button_in_order():
     mug_goal, button_goal, mug_away, mug_placed, pressed = coffee_states()
-    flags = success_flags(TASKS["make-coffee"], np.stack([state(mug_goal, **mug_away), state(mug_goal, **mug_placed), state(button_goal, **pressed)]))
+    flags = success_flags(
+        TASKS["make-coffee"],
+        np.stack([state(mug_goal, **mug_away), state(mug_goal, **mug_placed), state(button_goal, **pressed)]),
+    )
     assert flags.tolist() == [False, False, True]
     # the button pressed while the mug was never under the spout does not count
-    assert not solved("make-coffee", state(mug_goal, **mug_away), state(button_goal, coffee=mug_goal + [0.2, 0, 0], coffee_button=button_goal))
+    assert not solved(
+        "make-coffee",
+        state(mug_goal, **mug_away),
+        state(button_goal, coffee=mug_goal + [0.2, 0, 0], coffee_button=button_goal),
+    )
 
 
 def test_make_coffee_stage_two_reads_the_button_not_the_mug():
     """Spec §8 row 6: the original read the mug's position for the button stage."""
     mug_goal, button_goal, _, mug_placed, _ = coffee_states()
-    nudged_mug = dict(coffee=button_goal - [0, 0, 0.3], coffee_button=mug_placed["coffee_button"])  # mug 3 cm further in, button untouched
+    nudged_mug = dict(
+        coffee=button_goal - [0, 0, 0.3], coffee_button=mug_placed["coffee_button"]
+    )  # mug 3 cm further in, button untouched
     assert not solved("make-coffee", state(mug_goal, **mug_placed), state(button_goal, **nudged_mug))
 
 
@@ -99,5 +113,8 @@ def test_locked_door_open_needs_the_lock_first():
     unlocked_closed = dict(lock=unlock_target, handle=open_target + [0.2, 0.2, 0])
     unlocked_open = dict(lock=unlock_target, handle=open_target)
     assert not solved("locked-door-open", state(unlock_target, **locked), state(open_target, **locked))
-    flags = success_flags(TASKS["locked-door-open"], np.stack([state(unlock_target, **unlocked_closed), state(open_target, **unlocked_open)]))
+    flags = success_flags(
+        TASKS["locked-door-open"],
+        np.stack([state(unlock_target, **unlocked_closed), state(open_target, **unlocked_open)]),
+    )
     assert flags.tolist() == [False, True]

@@ -33,8 +33,16 @@ def test_kv_cached_generation_equals_uncached_generation(model_and_rollouts, tem
     instructions = [r.instruction for r in rollouts]  # different lengths: prompts are left-padded
     first = torch.stack([r.states[0] for r in rollouts])
     runs = [
-        imagine_rollouts(module, instructions, first, never, horizon=6, temperature=temperature,
-                         generator=torch.Generator().manual_seed(7), use_cache=use_cache)  # fmt: skip
+        imagine_rollouts(
+            module,
+            instructions,
+            first,
+            never,
+            horizon=6,
+            temperature=temperature,
+            generator=torch.Generator().manual_seed(7),
+            use_cache=use_cache,
+        )
         for use_cache in (True, False)
     ]
     assert torch.equal(runs[0].actions, runs[1].actions)

@@ -46,7 +46,9 @@ def test_state_changes_are_measured_from_the_latest_earlier_state(babyai_real):
     with torch.no_grad():
         module.state_head.weight.zero_()
         module.state_head.bias.zero_()
-        torch.testing.assert_close(module.predict_state(torch.randn(1, 32), rollout.states[0:1]), rollout.states[0:1])  # no change predicted
+        torch.testing.assert_close(
+            module.predict_state(torch.randn(1, 32), rollout.states[0:1]), rollout.states[0:1]
+        )  # no change predicted
     assert torch.equal(change == 0, rollout.states[1] == rollout.states[0])  # unchanged dimensions have target 0
 
 
@@ -54,18 +56,32 @@ def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_r
     module = tiny_module(tiny_datamodule(babyai_real))
     trainable = {name for name, p in module.named_parameters() if p.requires_grad}
     assert any("lora_A" in name for name in trainable) and any("lora_B" in name for name in trainable)
-    assert {"state_projection.weight", "state_head.weight", "action_projection.weight", "action_head.weight"} <= trainable
-    frozen_backbone = [n for n in trainable if n.startswith("lm.") and "lora_" not in n and not ("embed_tokens" in n or "lm_head" in n)]
+    assert {
+        "state_projection.weight",
+        "state_head.weight",
+        "action_projection.weight",
+        "action_head.weight",
+    } <= trainable
+    frozen_backbone = [
+        n for n in trainable if n.startswith("lm.") and "lora_" not in n and not ("embed_tokens" in n or "lm_head" in n)
+    ]
     assert not frozen_backbone  # attention and MLP weights train only through the adapter
-    assert any("embed_tokens" in n for n in trainable) and any("lm_head" in n for n in trainable)  # a new vocabulary trains
+    assert any("embed_tokens" in n for n in trainable) and any(
+        "lm_head" in n for n in trainable
+    )  # a new vocabulary trains
     full = tiny_module(tiny_datamodule(babyai_real), finetune="full")
     assert all(p.requires_grad for p in full.parameters())
 
 
 @pytest.mark.parametrize(
     "finetune, state_head",
-    [("full", {}), ("lora", {}), ("lora", {"predict_state_change": True}), ("lora", {"state_values": 8}),
-     ("lora", {"predict_state_change": True, "still_tolerance": 0.5})],
+    [
+        ("full", {}),
+        ("lora", {}),
+        ("lora", {"predict_state_change": True}),
+        ("lora", {"state_values": 8}),
+        ("lora", {"predict_state_change": True, "still_tolerance": 0.5}),
+    ],
 )
 def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, state_head):
     """A broken mask, shift or slot injection would leave at least one loss near where it started."""
@@ -74,7 +90,9 @@ def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, state_head
     module = tiny_module(datamodule, finetune=finetune, **state_head)
     batch = fixed_batch(module, datamodule)
     before = {k: float(v) for k, v in module.losses(batch).items()}
-    optimizer = torch.optim.Adam([p for p in module.parameters() if p.requires_grad], lr=1e-2 if finetune == "lora" else 3e-3)
+    optimizer = torch.optim.Adam(
+        [p for p in module.parameters() if p.requires_grad], lr=1e-2 if finetune == "lora" else 3e-3
+    )
     for _ in range(60):
         optimizer.zero_grad()
         module.losses(batch)["total"].backward()
@@ -86,8 +104,15 @@ def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, state_head
 
 def test_a_backbone_saved_with_save_pretrained_loads_by_path_with_identical_logits(tmp_path, babyai_real):
     tokenizer = word_level_tokenizer(["go", "to", "the", "red", "ball"])
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         num_key_value_heads=2, intermediate_size=64, max_position_embeddings=128)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     torch.manual_seed(1)
     original = LlamaForCausalLM(config).eval()
     original.save_pretrained(tmp_path / "backbone")
@@ -180,8 +205,15 @@ def test_a_value_state_head_reads_and_predicts_each_dimension_as_a_symbol(babyai
 def test_a_lora_checkpoint_of_a_tied_embedding_backbone_leaves_out_both_aliases(tmp_path, babyai_real):
     """SmolLM2 ties ``lm_head`` to its embedding: the frozen 28M-parameter matrix must not be saved."""
     tokenizer = word_level_tokenizer(["go", "to", "the", "red", "ball"])
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                         num_key_value_heads=2, intermediate_size=64, tie_word_embeddings=True)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        intermediate_size=64,
+        tie_word_embeddings=True,
+    )
     LlamaForCausalLM(config).save_pretrained(tmp_path / "backbone")
     tokenizer.save_pretrained(tmp_path / "backbone")
     module = GroundingModule(tiny_datamodule(babyai_real).env_spec, backbone=str(tmp_path / "backbone"))

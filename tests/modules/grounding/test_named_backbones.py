@@ -65,10 +65,14 @@ def test_backbone_layers_keeps_the_first_layers_of_a_pretrained_stack(smollm2, b
     full = AutoModelForCausalLM.from_pretrained(smollm2, local_files_only=True)
     kept = build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 0, "float32", keep_layers=3)
     assert len(kept.get_decoder().layers) == 3 and kept.config.num_hidden_layers == 3
-    torch.testing.assert_close(kept.get_decoder().layers[2].mlp.up_proj.weight, full.get_decoder().layers[2].mlp.up_proj.weight)
+    torch.testing.assert_close(
+        kept.get_decoder().layers[2].mlp.up_proj.weight, full.get_decoder().layers[2].mlp.up_proj.weight
+    )
     datamodule = tiny_datamodule(babyai_real)
     module = GroundingModule(datamodule.env_spec, backbone=str(smollm2), backbone_layers=2)
-    batch = module.on_before_batch_transfer(datamodule._examples(datamodule.train_rollouts, __import__("numpy").random.default_rng(0), 4), 0)
+    batch = module.on_before_batch_transfer(
+        datamodule._examples(datamodule.train_rollouts, __import__("numpy").random.default_rng(0), 4), 0
+    )
     assert torch.isfinite(module.losses(batch)["total"])
     with pytest.raises(ValueError, match="backbone_layers"):
         build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 0, "float32", keep_layers=31)

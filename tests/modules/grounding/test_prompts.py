@@ -30,7 +30,9 @@ def test_generation_alternates_states_and_actions_and_supervises_all_but_the_fir
     state_slots, action_slots = slots(sequence, STATE), slots(sequence, ACTION)
     assert len(state_slots) == 4 and len(action_slots) == 3
     assert [k for k in sequence.kinds.tolist() if k != TEXT] == [STATE, ACTION, STATE, ACTION, STATE, ACTION, STATE]
-    assert state_slots[0] > 0 and all(k == TEXT for k in sequence.kinds[: state_slots[0]].tolist())  # the instruction comes first
+    assert state_slots[0] > 0 and all(
+        k == TEXT for k in sequence.kinds[: state_slots[0]].tolist()
+    )  # the instruction comes first
     torch.testing.assert_close(sequence.states[state_slots], states)
     assert sequence.actions[action_slots].tolist() == actions.tolist()
     supervised = set(torch.nonzero(sequence.supervised).flatten().tolist())
