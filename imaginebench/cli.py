@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from imaginebench.errors import check_can_create, reported_to_user
+from imaginebench.upstream import silence_known_harmless_warnings
 
 LIGHTNING_SUBCOMMANDS = ("fit", "validate", "test")
 HELP = """usage: imaginebench <command> [options]
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> None:
         print(HELP)
         return
     command, rest = argv[0], argv[1:]
+    silence_known_harmless_warnings()
     with reported_to_user(command):
         run_command(command, rest)
 

@@ -30,9 +30,8 @@ def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
     from modules.grounding.model import GroundingModule
 
     read_lightning_checkpoint(checkpoint, "--checkpoint")
-    with (
-        warnings.catch_warnings()
-    ):  # a LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it
+    # A LoRA checkpoint leaves out the frozen backbone on purpose; on_load_checkpoint checks it.
+    with warnings.catch_warnings():
         warnings.filterwarnings(
             "ignore", message="Found keys that are in the model state dict but not in the checkpoint"
         )

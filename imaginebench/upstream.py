@@ -1,10 +1,11 @@
 """Workarounds for behaviour of upstream libraries, in one place; each is pinned by a test that
-fails when the upstream behaviour it works around changes."""
+fails when the upstream behaviour it works around changes (the warnings: ``tests/test_lightning_cli.py``)."""
 
 from __future__ import annotations
 
 import importlib
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,3 +36,25 @@ def _files_look_read_only() -> Iterator[None]:
         yield
     finally:
         _memmap_module._is_writable = original
+
+
+KNOWN_HARMLESS_WARNINGS: tuple[tuple[str, str], ...] = (
+    (r"`isinstance\(treespec, LeafSpec\)` is deprecated", "Lightning 2.6.6's own call into torch 2.13's pytree"),
+    (
+        r"Your `IterableDataset` has `__len__` defined",
+        "datamodules' EpochBatches run in one process (num_workers=0), so the length they give is exact",
+    ),
+    (
+        r"You have overridden `on_(after|before)_batch_transfer` in `LightningModule` but have passed in a `LightningDataModule`",
+        "the module's hook is the one meant: it normalises with the module's state statistics, or tokenises with its backbone",
+    ),
+    (r"`is_gradient_checkpointing` is deprecated", "peft 0.21's own call into transformers 5.23"),
+)
+"""(message pattern, why it is harmless) of warnings every run printed; each was read and needs no action."""
+
+
+def silence_known_harmless_warnings() -> None:
+    """Hide :data:`KNOWN_HARMLESS_WARNINGS`, so a run's output shows its progress and results; any other
+    warning still shows."""
+    for message, _why in KNOWN_HARMLESS_WARNINGS:
+        warnings.filterwarnings("ignore", message=message)
