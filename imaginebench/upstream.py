@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tensordict import TensorDict
+from torchrl.objectives.value import TD0Estimator
 
 _memmap_patch = threading.Lock()
 _memmap_module = importlib.import_module("tensordict.memmap")  # ``tensordict.memmap`` is also a function
@@ -58,3 +59,22 @@ def silence_known_harmless_warnings() -> None:
     warning still shows."""
     for message, _why in KNOWN_HARMLESS_WARNINGS:
         warnings.filterwarnings("ignore", message=message)
+
+
+class TargetNetworkTD0(TD0Estimator):
+    """``r + γ (1 − terminated) max_a Q_target(s', a)``, from the target network.
+
+    TorchRL 0.14.1's ``DiscreteCQLLoss`` passes the target parameters as ``params=``, which
+    ``TD0Estimator.value_estimate`` silently ignores (it takes ``target_params=``), so its own
+    estimator bootstraps from the online network; this one uses them.
+    """
+
+    def value_estimate(self, tensordict, target_params=None, next_value=None, params=None, **kwargs):
+        target_params = params if target_params is None else target_params
+        return super().value_estimate(tensordict, target_params=target_params, next_value=next_value, **kwargs)
+
+
+def lightning_logs_this_step(trainer) -> bool:
+    """Whether ``LightningModule.log(on_step=True)`` is written at this step: Lightning keeps the test
+    private (``trainer._logger_connector.should_update_logs``); pinned by ``tests/test_upstream.py``."""
+    return trainer._logger_connector.should_update_logs

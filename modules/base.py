@@ -16,6 +16,7 @@ from torchrl.objectives.utils import TargetNetUpdater
 
 from imaginebench.datasets.episodes import SOURCES
 from imaginebench.env_spec import EnvSpec
+from imaginebench.upstream import lightning_logs_this_step
 
 
 class OfflineRLModule(LightningModule):
@@ -154,8 +155,8 @@ class OfflineRLModule(LightningModule):
             self._speed_window = (self.global_step, now)
 
     def _logs_this_step(self) -> bool:
-        """Whether ``self.log(on_step=True)`` is written now (Lightning's own test, private API)."""
-        return self._trainer is not None and self.trainer._logger_connector.should_update_logs
+        """Whether ``self.log(on_step=True)`` is written now."""
+        return self._trainer is not None and lightning_logs_this_step(self.trainer)
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         if self.target_updater is not None:  # a hard update's step counter lives outside the state dict

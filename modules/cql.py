@@ -10,8 +10,8 @@ import torch
 from tensordict import TensorDictBase
 from torchrl.envs.utils import ExplorationType, set_exploration_type
 from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
-from torchrl.objectives.value import TD0Estimator
 
+from imaginebench.upstream import TargetNetworkTD0
 from modules.base import OfflineRLModule
 from modules.networks import (
     HIDDEN_SIZES,
@@ -28,19 +28,6 @@ KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
     "continuous": {"conservative_weight": 5.0, "target_update_interval": 0},
 }
 """What ``None`` means for the hyperparameters whose defaults depend on the action space."""
-
-
-class TargetNetworkTD0(TD0Estimator):
-    """``r + γ (1 − terminated) max_a Q_target(s', a)``, from the target network.
-
-    TorchRL 0.14.1's ``DiscreteCQLLoss`` passes the target parameters as ``params=``, which
-    ``TD0Estimator.value_estimate`` silently ignores (it takes ``target_params=``), so its own
-    estimator bootstraps from the online network; this one uses them.
-    """
-
-    def value_estimate(self, tensordict, target_params=None, next_value=None, params=None, **kwargs):
-        target_params = params if target_params is None else target_params
-        return super().value_estimate(tensordict, target_params=target_params, next_value=next_value, **kwargs)
 
 
 class PerStateCQLLoss(CQLLoss):

@@ -1,0 +1,43 @@
+"""Each workaround in imaginebench.upstream is still needed: these tests fail when upstream changes the
+behaviour worked around (then the workaround can go, or must change)."""
+
+import copy
+import importlib
+
+import lightning.pytorch as pl
+import torch
+from torchrl.objectives import ValueEstimators
+
+from modules.cql import CQL
+from tests.modules.synthetic import DISCRETE, InstructionBandit
+
+
+def test_torchrl_discrete_cql_still_bootstraps_from_the_online_network():
+    """Why TargetNetworkTD0 exists: with TorchRL's own TD0 estimator, DiscreteCQLLoss's target ignores
+    the target network (here made different from the online one)."""
+    torch.manual_seed(0)
+    module = CQL(DISCRETE, gamma=0.9)
+    module.loss.make_value_estimator(ValueEstimators.TD0, gamma=0.9)  # TorchRL's, not ours
+    target_net = copy.deepcopy(module.policy)  # the target network keeps these weights
+    with torch.no_grad():
+        for p in module.policy.parameters():
+            p.add_(torch.randn_like(p))
+    batch = InstructionBandit(DISCRETE).batch(1)
+    batch["next", "terminated"].fill_(False)
+    batch["next", "done"].fill_(False)
+    target = module.loss(batch.clone())["target_value"]
+    next_q_online = module.policy(batch["next"].clone())["action_value"].max(-1).values.squeeze()
+    next_q_target = target_net(batch["next"].clone())["action_value"].max(-1).values.squeeze()
+    reward = batch["next", "reward"].squeeze()
+    torch.testing.assert_close(target, reward + 0.9 * next_q_online)
+    assert not torch.allclose(target, reward + 0.9 * next_q_target)
+
+
+def test_lightning_still_keeps_its_logging_step_test_private():
+    trainer = pl.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False)
+    assert isinstance(trainer._logger_connector.should_update_logs, bool)
+
+
+def test_tensordict_still_decides_shared_mappings_by_file_permission():
+    """load_memmap_copy_on_write patches this function; tests/datasets/test_dataset_integrity.py checks the effect."""
+    assert callable(importlib.import_module("tensordict.memmap")._is_writable)
