@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from imaginebench.errors import check_can_create, reported_to_user
-from imaginebench.upstream import silence_known_harmless_warnings
+from imaginebench.upstream.harmless_warnings import silence_known_harmless_warnings
 
 LIGHTNING_SUBCOMMANDS = ("fit", "validate", "test")
 HELP = """usage: imaginebench <command> [options]

@@ -16,7 +16,7 @@ from torchrl.objectives.utils import TargetNetUpdater
 
 from imaginebench.datasets.episodes import SOURCES
 from imaginebench.env_spec import EnvSpec
-from imaginebench.upstream import lightning_logs_this_step
+from imaginebench.upstream.lightning_logging import lightning_logs_this_step
 
 
 class OfflineRLModule(LightningModule):

@@ -11,7 +11,7 @@ from tensordict import TensorDictBase
 from torchrl.envs.utils import ExplorationType, set_exploration_type
 from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
 
-from imaginebench.upstream import TargetNetworkTD0
+from imaginebench.upstream.torchrl_td0 import TargetNetworkTD0
 from modules.base import OfflineRLModule
 from modules.networks import (
     HIDDEN_SIZES,

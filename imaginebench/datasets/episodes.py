@@ -28,7 +28,7 @@ from tensordict import TensorDict
 
 from imaginebench.errors import UserInputError
 from imaginebench.storage import atomic_directory
-from imaginebench.upstream import load_memmap_copy_on_write
+from imaginebench.upstream.tensordict_memmap import load_memmap_copy_on_write
 
 SCHEMA_VERSION = 1
 SOURCES = ("real", "imaginary")
