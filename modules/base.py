@@ -12,6 +12,7 @@ from tensordict import TensorDict, TensorDictBase
 from tensordict.nn import TensorDictModuleBase
 from torch import Tensor
 from torchrl.envs.utils import ExplorationType, set_exploration_type
+from torchrl.objectives import HardUpdate, SoftUpdate
 from torchrl.objectives.utils import TargetNetUpdater
 
 from imaginebench.datasets.episodes import SOURCES
@@ -86,6 +87,14 @@ class OfflineRLModule(LightningModule):
         for name, default in defaults.items():
             if self.hparams[name] is None:
                 self.hparams[name] = default
+
+    def make_target_updater(self, targets: Any, update_interval: int, tau: float) -> TargetNetUpdater:
+        """``update_interval`` > 0: copy the targets every that many updates (DQN); 0: move them by
+        ``tau`` each update (Polyak). TorchRL's ``HardUpdate`` copies on the step after its counter
+        reaches its interval, hence the ``- 1``."""
+        if update_interval > 0:
+            return HardUpdate(targets, value_network_update_interval=update_interval - 1)
+        return SoftUpdate(targets, tau=tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         """``[{"params": ..., "lr": ...}, ...]``: every trainable parameter in exactly one group."""

@@ -15,7 +15,6 @@ import torch.nn.functional as F
 from tensordict import TensorDictBase
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torch import Tensor, nn
-from torchrl.objectives import HardUpdate, SoftUpdate
 
 from imaginebench.env_spec import EnvSpec
 from modules.base import OfflineRLModule
@@ -173,12 +172,7 @@ class BCQ(OfflineRLModule):
         self.policy = TensorDictSequential(
             policy_input(), TensorDictModule(selector, in_keys=[OBSERVATION], out_keys=[ACTION])
         )
-        if self.hparams.target_update_interval > 0:
-            self.target_updater = HardUpdate(
-                self.targets, value_network_update_interval=self.hparams.target_update_interval - 1
-            )
-        else:
-            self.target_updater = SoftUpdate(self.targets, tau=tau)
+        self.target_updater = self.make_target_updater(self.targets, self.hparams.target_update_interval, tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         networks = (

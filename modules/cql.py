@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from tensordict import TensorDictBase
 from torchrl.envs.utils import ExplorationType, set_exploration_type
-from torchrl.objectives import CQLLoss, DiscreteCQLLoss, HardUpdate, SoftUpdate, ValueEstimators
+from torchrl.objectives import CQLLoss, DiscreteCQLLoss, ValueEstimators
 
 from imaginebench.upstream.torchrl_td0 import TargetNetworkTD0
 from modules.base import OfflineRLModule
@@ -144,13 +144,7 @@ class CQL(OfflineRLModule):
                 action_bound=self.env_spec.action_bound,
             )
             self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
-        if self.hparams.target_update_interval > 0:
-            # HardUpdate copies on the step after its counter reaches the interval.
-            self.target_updater = HardUpdate(
-                self.loss, value_network_update_interval=self.hparams.target_update_interval - 1
-            )
-        else:
-            self.target_updater = SoftUpdate(self.loss, tau=tau)
+        self.target_updater = self.make_target_updater(self.loss, self.hparams.target_update_interval, tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         if self.env_spec.is_discrete:

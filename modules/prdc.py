@@ -58,17 +58,17 @@ class PRDC(TD3BC):
     ) -> None:
         super().__init__(
             env_spec,
-            gamma,
-            alpha,
-            actor_lr,
-            critic_lr,
-            tau,
-            policy_noise,
-            noise_clip,
-            actor_update_interval,
-            hidden_sizes,
-            activation,
-            normalize_states,
+            gamma=gamma,
+            alpha=alpha,
+            actor_lr=actor_lr,
+            critic_lr=critic_lr,
+            tau=tau,
+            policy_noise=policy_noise,
+            noise_clip=noise_clip,
+            actor_update_interval=actor_update_interval,
+            hidden_sizes=hidden_sizes,
+            activation=activation,
+            normalize_states=normalize_states,
         )
         self.save_hyperparameters()
         self.register_buffer(
