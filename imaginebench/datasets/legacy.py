@@ -74,7 +74,7 @@ def collect_default_real(env_id: str, encoder_id: str, real_dir: Path) -> None:
     episodes = get_domain(env_id).real_episodes
     model, pooling = encoder_arguments(encoder_id)
     print(f"{real_dir}: no real data yet; collecting {episodes} expert episodes of the train tasks (once)", flush=True)
-    collect(env_id, "train", episodes, real_dir, encoder=model, pooling=pooling, progress=True)
+    collect(env_id, "train", episodes, real_dir, encoder=model, pooling=pooling, progress=True, wait=True)
 
 
 def _load_checked(path: Path, env_id: str, level: str, source: str, encoder_id: str) -> EpisodeDataset:
