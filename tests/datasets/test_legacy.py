@@ -117,6 +117,7 @@ def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch
             "encoder": "all-MiniLM-L6-v2",
             "pooling": "mean",
             "progress": True,
+            "wait": True,
         }
     ]
     assert real["observations"].shape[0] == REAL_EPISODES and imaginary is not None
