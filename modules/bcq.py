@@ -229,7 +229,12 @@ class BCQ(OfflineRLModule):
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
         per_row = self.losses(batch)
         losses = {name: value.mean() for name, value in per_row.items()}
-        self.gradient_step(sum(losses.values()))
+        # One optimiser step over every network (each term reaches only its own parameters).
+        if self.env_spec.is_discrete:  # Double-DQN Huber loss, argmax constrained by Eq. 2 + imitation G(a|s)
+            total = losses["loss_qvalue"] + losses["loss_imitation"]
+        else:  # twin critics (Eq. 13) + perturbation maximising Q_1 (DDPG-style) + VAE (Eq. 14–15)
+            total = losses["loss_qvalue"] + losses["loss_actor"] + losses["loss_vae"]
+        self.gradient_step(total)
         self.target_updater.step()
         self.log_train_metrics(losses)
         self.log_per_source("loss_qvalue", per_row["loss_qvalue"], batch["source"])

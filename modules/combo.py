@@ -180,8 +180,17 @@ class COMBO(OfflineRLModule):
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
         per_row = self.losses(batch)
         losses = {name: value.mean() for name, value in per_row.items()}
-        weighted = {**losses, "loss_conservative": self.hparams.conservative_weight * losses["loss_conservative"]}
-        self.gradient_step(sum(weighted.values()))
+        # One optimiser step over every network (each term reaches only its own parameters):
+        # critics by Eq. 2 (Bellman error + β · conservative regulariser), SAC's actor and temperature,
+        # and the dynamics ensemble's maximum likelihood (as in MBPO).
+        total = (
+            losses["loss_qvalue"]
+            + self.hparams.conservative_weight * losses["loss_conservative"]
+            + losses["loss_actor"]
+            + losses["loss_alpha"]
+            + losses["loss_dynamics"]
+        )
+        self.gradient_step(total)
         self.target_updater.step()
         self.log_train_metrics({**losses, "alpha": self.log_alpha.exp()})
         self.log_per_source("loss_qvalue", per_row["loss_qvalue"], batch["source"])
