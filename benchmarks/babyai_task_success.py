@@ -12,18 +12,14 @@ import argparse
 import time
 
 from policy_rollouts import (
-    PolicyFactory,
+    discrete_expert_and_random,
     measure_task,
-    uniform_discrete,
 )  # benchmarks/ is on sys.path when a script in it runs
 
 import imaginebench
 from imaginebench.envs.babyai import DOMAIN, HORIZON
 
-POLICIES: dict[str, PolicyFactory] = {
-    "expert": lambda _seed, _episode: DOMAIN.expert(),
-    "random": uniform_discrete(DOMAIN.num_actions),
-}
+POLICIES = discrete_expert_and_random(DOMAIN)
 
 
 def main() -> None:

@@ -47,6 +47,11 @@ def uniform_discrete(num_actions: int) -> PolicyFactory:
     return make_policy
 
 
+def discrete_expert_and_random(domain) -> dict[str, PolicyFactory]:
+    """The domain's scripted expert (a fresh one per episode) and uniformly random actions."""
+    return {"expert": lambda _seed, _episode: domain.expert(), "random": uniform_discrete(domain.num_actions)}
+
+
 def measure_task(
     env_id: str, level: str, task: str, policies: dict[str, PolicyFactory], episodes: int | Mapping[str, int], seed: int
 ) -> dict[str, tuple[float, float, float]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lightning.pytorch.utilities import rank_zero_info
 
-from imaginebench.collect import collect
+from imaginebench.collect import collect_default
 from imaginebench.datasets import DatasetError, dataset_exists
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.errors import UserInputError
@@ -23,10 +23,6 @@ def real_dataset_paths(env_id: str, real: list[str], real_levels: list[str]) -> 
         if Path(path).resolve() in {Path(default).resolve() for default in defaults}:
             raise UserInputError(f"data.real lists {path}, which data.real_levels {real_levels} loads already")
     return [*real, *defaults]
-
-
-COLLECTION_SEED = 0
-"""A level's default dataset is the same whichever run collects it first, whatever that run's seed."""
 
 
 def prepare_real_data(
@@ -49,6 +45,4 @@ def prepare_real_data(
                 f"data.real_levels: {path} does not exist; set data.collect_if_missing to collect it, or run "
                 f"imaginebench collect --env {env_id} --level {level} --episodes N --out {path}"
             )
-        collect(
-            env_id, level, collect_if_missing, path, seed=COLLECTION_SEED, encoder=encoder, pooling=pooling, wait=True
-        )
+        collect_default(env_id, level, collect_if_missing, encoder, pooling)

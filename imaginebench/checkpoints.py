@@ -15,6 +15,11 @@ LIGHTNING_CKPT_KEYWORDS = ("best", "last", "hpc")
 """``--ckpt_path`` values that Lightning resolves itself (as it does ``registry…`` and remote URLs)."""
 
 
+def last_checkpoint(run_dir: Path) -> Path:
+    """Where ``ModelCheckpoint(save_last=True)`` keeps a run's newest checkpoint: what ``--ckpt_path last`` resumes."""
+    return Path(run_dir) / "checkpoints" / "last.ckpt"
+
+
 def read_lightning_checkpoint(path: str | Path | None, option: str) -> dict[str, Any] | None:
     """The local Lightning checkpoint ``path`` (its tensors memory-mapped, not read), or a
     :class:`UserInputError` naming ``option``; ``None`` for what Lightning resolves itself."""

@@ -15,6 +15,7 @@ import torch
 from tensordict import TensorDict
 
 from imaginebench.datasets import EpisodeDataset
+from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import check_at_least, check_can_create, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
@@ -175,6 +176,34 @@ def collect(
 
     return write_sharded(
         produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait
+    )
+
+
+DEFAULT_COLLECTION_SEED = 0
+"""A level's default dataset is the same whichever run collects it first, whatever that run's seed."""
+
+
+def collect_default(
+    env_id: str,
+    level: str,
+    episodes: int,
+    encoder: str = DEFAULT_ENCODER,
+    pooling: str = "mean",
+) -> Path:
+    """Collect the default real dataset of ``level`` (:func:`default_dataset_dir`) on first use, the one
+    place data is collected without an explicit ``--out``; a run started meanwhile waits, then uses it."""
+    out = default_dataset_dir(env_id, "real", level)
+    print(f"{out}: no real data yet; collecting {episodes} expert episodes of the {level} tasks (once)", flush=True)
+    return collect(
+        env_id,
+        level,
+        episodes,
+        out,
+        seed=DEFAULT_COLLECTION_SEED,
+        encoder=encoder,
+        pooling=pooling,
+        progress=True,
+        wait=True,
     )
 
 

@@ -13,7 +13,7 @@ from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 
 from datamodules.offline_data import OfflineDataModule
-from imaginebench.checkpoints import check_module_class, read_lightning_checkpoint
+from imaginebench.checkpoints import check_module_class, last_checkpoint, read_lightning_checkpoint
 from imaginebench.errors import UserInputError
 from modules.base import OfflineRLModule
 
@@ -86,7 +86,7 @@ class NamedRunCLI(CheckedCLI):
     def _settle_run(self, config: Namespace, subcommand: str) -> None:
         run_dir = self._name_run(config, subcommand)
         if run_dir is not None and config.ckpt_path == "last":
-            last = run_dir / "checkpoints" / "last.ckpt"
+            last = last_checkpoint(run_dir)
             if not last.is_file():
                 raise UserInputError(
                     f"--ckpt_path last: {last} does not exist (no earlier run in {run_dir}; leave out --ckpt_path to start one)"

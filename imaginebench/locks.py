@@ -19,9 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from imaginebench.errors import UserInputError
-
-_held: dict[Path, int] = {}
-"""Locks this process holds (lock file → depth): a holder may take its own lock again."""
+from imaginebench.storage import read_json
 
 
 class LockedError(UserInputError):
@@ -37,13 +35,6 @@ def exclusive_lock(path: str | Path, wait: bool = False) -> Iterator[None]:
     """Hold the write lock of ``path`` for the block. Held by another process: wait for it
     (``wait=True``, saying who it waits for) or raise :class:`LockedError` naming the holder."""
     file = lock_file(Path(path).absolute())
-    if file in _held:
-        _held[file] += 1
-        try:
-            yield
-        finally:
-            _held[file] -= 1
-        return
     file.parent.mkdir(parents=True, exist_ok=True)
     handle = open(file, "a+")
     try:
@@ -67,18 +58,14 @@ def exclusive_lock(path: str | Path, wait: bool = False) -> Iterator[None]:
         }
         handle.write(json.dumps(holder))
         handle.flush()
-        _held[file] = 1
-        try:
-            yield
-        finally:
-            del _held[file]
+        yield
     finally:
         handle.close()  # closing releases the flock
 
 
 def _holder(file: Path) -> str:
+    holder = read_json(file)
     try:
-        holder = json.loads(file.read_text())
         return f"pid {holder['pid']} on {holder['host']} since {holder['since']} ({holder['command']})"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         return "another process"

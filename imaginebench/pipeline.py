@@ -12,6 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
+from imaginebench.checkpoints import last_checkpoint
 from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.registry import get_domain
@@ -35,7 +36,7 @@ REAL_TRAIN_DATA = ("--data.real", "[]", "--data.real_levels", "[train]")
 
 def resume_if_started(run_dir: Path) -> list[str]:
     """``--ckpt_path last`` when an earlier pipeline left a checkpoint in ``run_dir``: a fresh run there is refused."""
-    return ["--ckpt_path", "last"] if (run_dir / "checkpoints" / "last.ckpt").is_file() else []
+    return ["--ckpt_path", "last"] if last_checkpoint(run_dir).is_file() else []
 
 
 def _stage(number: int, name: str, message: str) -> None:
@@ -131,7 +132,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
                 *resume_if_started(out / "grounding" / "run"),
             ]
         )
-        export_grounded_model(out / "grounding" / "run" / "checkpoints" / "last.ckpt", checkpoint)
+        export_grounded_model(last_checkpoint(out / "grounding" / "run"), checkpoint)
 
     imaginary = []
     for level in IMAGINED_LEVELS:

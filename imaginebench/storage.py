@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import torch
+
+
+def read_json(file: Path, *keys: str) -> Any:
+    """``file``'s JSON value (or the value under ``keys``), ``None`` when the file is missing or
+    unreadable or the keys are not there: for deciding what a directory is, not for loading it."""
+    try:
+        value = json.loads(Path(file).read_text())
+        for key in keys:
+            value = value[key]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return value
 
 
 def atomic_write_text(text: str, path: Path) -> None:

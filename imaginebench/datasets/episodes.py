@@ -27,7 +27,7 @@ import torch
 from tensordict import TensorDict
 
 from imaginebench.errors import UserInputError
-from imaginebench.storage import atomic_directory
+from imaginebench.storage import atomic_directory, read_json
 from imaginebench.upstream.tensordict_memmap import load_memmap_copy_on_write
 
 SCHEMA_VERSION = 1
@@ -136,10 +136,7 @@ def write_episodes(dataset: EpisodeDataset, path: str | Path, overwrite: bool = 
 
 def is_dataset_dir(path: Path) -> bool:
     """Whether ``path`` looks like a directory :func:`write_episodes` wrote (it need not be valid)."""
-    try:
-        metadata = json.loads((path / "metadata.json").read_text())
-    except (OSError, ValueError):
-        return False
+    metadata = read_json(path / "metadata.json")
     return (
         isinstance(metadata, dict)
         and "schema_version" in metadata
@@ -239,12 +236,12 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
     n = int(steps.batch_size[0]) if steps.batch_dims else -1
     if n < 0:
         raise fail("steps", "must have one batch dimension")
-    state_dim, embedding_dim = int(metadata["state_dim"]), int(metadata["embedding_dim"])
+    state_dim, embedding_dim = metadata["state_dim"], metadata["embedding_dim"]
     discrete = metadata["action_kind"] == "discrete"
     expected: dict[str, tuple[torch.dtype, tuple[int, ...]]] = {
         "state": (torch.float32, (n, state_dim)),
         "next_state": (torch.float32, (n, state_dim)),
-        "action": (torch.int64, (n,)) if discrete else (torch.float32, (n, int(metadata.get("action_dim", 0)))),
+        "action": (torch.int64, (n,)) if discrete else (torch.float32, (n, metadata["action_dim"])),
         "reward": (torch.float32, (n,)),
         **{name: (torch.bool, (n,)) for name in FLAG_FIELDS},
         **{name: (torch.int64, (n,)) for name in INDEX_FIELDS},
@@ -270,10 +267,8 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
         raise DatasetError(f"{path / 'instructions.json'}: {len(texts)} texts but {embeddings.shape[0]} embedding rows")
     if n == 0:
         return
-    if discrete and not (
-        0 <= int(steps["action"].min()) and int(steps["action"].max()) < int(metadata.get("num_actions", 0))
-    ):
-        raise fail("action", f"has values outside [0, {metadata.get('num_actions')})")
+    if discrete and not (0 <= int(steps["action"].min()) and int(steps["action"].max()) < metadata["num_actions"]):
+        raise fail("action", f"has values outside [0, {metadata['num_actions']})")
     for name, bound in (("task_id", len(metadata["tasks"])), ("instruction_id", len(texts))):
         ids = steps[name]
         if int(ids.min()) < 0 or int(ids.max()) >= bound:
@@ -287,19 +282,25 @@ def _validate(steps: TensorDict, texts: list[str], embeddings: torch.Tensor, met
         raise fail("step", "must increase by 1 within an episode")
     if episode_id[new_episode].unique().numel() != int(new_episode.sum()):
         raise fail("episode_id", "repeats a non-contiguous episode")
-    last_row = torch.ones(n, dtype=torch.bool)
-    last_row[:-1] = new_episode[1:]
+    check_end_flags(steps, tensor_dir)
+
+
+def check_end_flags(steps: TensorDict, where: Path | str) -> None:
+    """``terminated``/``truncated`` set on an episode's last row, one of them at least, and nowhere
+    else: so two episodes merged into one, or an episode cut off, are errors (naming ``where``)."""
+    if steps.batch_size[0] == 0:
+        return
+    last_row = torch.ones(steps.batch_size[0], dtype=torch.bool)
+    last_row[:-1] = steps["episode_id"][1:] != steps["episode_id"][:-1]
     for name in ("terminated", "truncated"):
         if (steps[name] & ~last_row).any():
-            raise fail(
-                name,
-                f"is set on row {int((steps[name] & ~last_row).nonzero()[0])}, which is not the last row of its episode",
-            )
+            row = int((steps[name] & ~last_row).nonzero()[0])
+            raise DatasetError(f"{where}: field {name!r} is set on row {row}, which is not the last row of its episode")
     unfinished = ~(steps["terminated"] | steps["truncated"]) & last_row
     if unfinished.any():
-        raise fail(
-            "terminated",
-            f"and 'truncated' are both unset on row {int(unfinished.nonzero()[0])}, the last row of its episode (a cut-off episode)",
+        raise DatasetError(
+            f"{where}: field 'terminated' and 'truncated' are both unset on row {int(unfinished.nonzero()[0])}, "
+            "the last row of its episode (a cut-off episode)"
         )
 
 

@@ -61,7 +61,7 @@ def get_dataset(env_id: str, level: str, encoder_id: str, data_dir: str | Path |
 def collect_default_real(env_id: str, encoder_id: str, real_dir: Path) -> None:
     """Collect the env's default number of expert episodes into ``real_dir``, the default real
     dataset; any other missing directory is an error naming it (a typo must not start a long collection)."""
-    from imaginebench.collect import collect
+    from imaginebench.collect import collect_default
     from imaginebench.instructions.encoder import encoder_arguments
     from imaginebench.registry import get_domain
 
@@ -71,10 +71,8 @@ def collect_default_real(env_id: str, encoder_id: str, real_dir: Path) -> None:
             f"{real_dir}: no real data (only the default {default} is collected on first use); "
             f"create it with `imaginebench collect --env {env_id} --level train --episodes N --out {real_dir}`"
         )
-    episodes = get_domain(env_id).real_episodes
     model, pooling = encoder_arguments(encoder_id)
-    print(f"{real_dir}: no real data yet; collecting {episodes} expert episodes of the train tasks (once)", flush=True)
-    collect(env_id, "train", episodes, real_dir, encoder=model, pooling=pooling, progress=True, wait=True)
+    collect_default(env_id, "train", get_domain(env_id).real_episodes, model, pooling)  # into real_dir
 
 
 def _load_checked(path: Path, env_id: str, level: str, source: str, encoder_id: str) -> EpisodeDataset:

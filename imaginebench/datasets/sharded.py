@@ -27,7 +27,7 @@ from imaginebench.datasets.episodes import (
 )
 from imaginebench.errors import naming
 from imaginebench.locks import exclusive_lock
-from imaginebench.storage import atomic_write_text, remove_stale_siblings
+from imaginebench.storage import atomic_write_text, read_json, remove_stale_siblings
 
 CONFIG_FILE = "config.json"
 
@@ -56,14 +56,14 @@ def write_sharded(
         remove_stale_siblings(out)
         partial = out.parent / f".{out.name}.partial"
         if out.exists():
-            made_by = _recorded_config(out)
-            if partial.exists() and made_by == _partial_config(partial):
+            made_by = read_json(out / "metadata.json", "produced_by", "config")
+            if partial.exists() and made_by == read_json(partial / CONFIG_FILE):
                 shutil.rmtree(partial)  # its run finished but was stopped before removing it
             if wait and not overwrite:
                 return out  # written by the run waited for: it was missing, now it is not
             with naming("--out"):
                 require_replaceable(out, overwrite)
-        if partial.exists() and _partial_config(partial) != config:
+        if partial.exists() and read_json(partial / CONFIG_FILE) != config:
             shutil.rmtree(partial)  # a different run was interrupted here: restart cleanly
         partial.mkdir(parents=True, exist_ok=True)
         atomic_write_text(json.dumps(config), partial / CONFIG_FILE)
@@ -81,17 +81,3 @@ def write_sharded(
         write_episodes(concat_datasets(shards, {"produced_by": produced_by}), out, overwrite=overwrite)
         shutil.rmtree(partial)
     return out
-
-
-def _partial_config(partial: Path) -> Any:
-    try:
-        return json.loads((partial / CONFIG_FILE).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _recorded_config(dataset: Path) -> Any:
-    try:
-        return json.loads((dataset / "metadata.json").read_text())["produced_by"]["config"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None

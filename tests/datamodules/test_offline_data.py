@@ -155,7 +155,7 @@ def test_a_real_path_that_does_not_exist_is_an_error_and_nothing_is_collected(
     paths, tmp_path, monkeypatch, shipped_tiny_model
 ):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
-    monkeypatch.setattr("datamodules.real_data.collect", lambda *args, **kwargs: pytest.fail("collected"))
+    monkeypatch.setattr("imaginebench.collect.collect", lambda *args, **kwargs: pytest.fail("collected"))
     misspelled = str(tmp_path / "real-trian")
     data = OfflineDataModule(
         ENV_ID, paths["real"] + [misspelled], imaginary_levels=["easy"], real_levels=["train"], collect_if_missing=30
@@ -174,7 +174,7 @@ def test_real_levels_are_collected_on_first_use_into_the_default_location(paths,
         OfflineDataModule(ENV_ID, real_levels=["hard"], mix_ratio_real=1.0).prepare_data()
     calls = []
     monkeypatch.setattr(
-        "datamodules.real_data.collect",
+        "imaginebench.collect.collect",
         lambda *args, **kwargs: calls.append((args, kwargs)) or write_synthetic(args[3], "real"),
     )
     data = OfflineDataModule(
@@ -183,7 +183,10 @@ def test_real_levels_are_collected_on_first_use_into_the_default_location(paths,
     data.prepare_data()
     data.prepare_data()  # there now: not collected again
     assert calls == [
-        ((ENV_ID, "hard", 30, default), {"seed": 0, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "wait": True})
+        (
+            (ENV_ID, "hard", 30, default),
+            {"seed": 0, "encoder": "all-MiniLM-L6-v2", "pooling": "mean", "progress": True, "wait": True},
+        )
     ]
     data.setup("fit")
     assert data.real_dataset.num_steps == (20 + 4 + 20) * 5  # the listed datasets, then the level's default one

@@ -114,6 +114,7 @@ def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch
             "level": "train",
             "episodes": 20000,
             "out": default,
+            "seed": 0,
             "encoder": "all-MiniLM-L6-v2",
             "pooling": "mean",
             "progress": True,

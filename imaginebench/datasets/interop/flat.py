@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +13,12 @@ from imaginebench.datasets.episodes import (
     SCHEMA_VERSION,
     DatasetError,
     EpisodeDataset,
+    check_end_flags,
     episode_row_ranges,
     validate_episodes,
 )
 from imaginebench.errors import UserInputError
+from imaginebench.storage import read_json
 
 STEP_FIELDS = (
     "episode_id",
@@ -42,17 +43,10 @@ def refuse_existing(out: Path, overwrite: bool, format_name: str | None = None) 
         return
     if not overwrite:
         raise UserInputError(f"{out} already exists (pass --overwrite to replace it)")
-    if format_name is not None and _export_format(out) != format_name:
+    if format_name is not None and read_json(out / "metadata.json", "export", "format") != format_name:
         raise UserInputError(
             f"--out {out} is not a {format_name} export of imaginebench (no metadata.json naming it); refusing to replace it"
         )
-
-
-def _export_format(out: Path) -> str | None:
-    try:
-        return json.loads((out / "metadata.json").read_text())["export"]["format"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
 
 
 def episode_bounds(dataset: EpisodeDataset) -> np.ndarray:
@@ -67,8 +61,10 @@ def row_embeddings(dataset: EpisodeDataset) -> np.ndarray:
 
 def require_chained(dataset: EpisodeDataset, format_name: str) -> None:
     """Formats that store one observation sequence per episode (Minari, d3rlpy) hold ``next_state[t]``
-    only as ``state[t+1]``, one instruction and task per episode, and a done flag only at an episode's end."""
+    only as ``state[t+1]``, one instruction and task per episode, and a done flag only at an episode's end
+    (the episode format's own rule: :func:`check_end_flags`)."""
     steps = dataset.steps
+    check_end_flags(steps, dataset.path or "dataset")
     episode_id = steps["episode_id"]
     same = episode_id[1:] == episode_id[:-1]
     where = f"{dataset.path or 'dataset'}: field"
@@ -79,10 +75,6 @@ def require_chained(dataset: EpisodeDataset, format_name: str) -> None:
     for name in ("instruction_id", "task_id"):
         if not (steps[name][1:] == steps[name][:-1])[same].all():
             raise DatasetError(f"{where} {name!r} changes inside an episode; {format_name} stores one per episode")
-    if ((steps["terminated"] | steps["truncated"])[:-1] & same).any():
-        raise DatasetError(
-            f"{where} 'terminated'/'truncated' is set before an episode's last step; {format_name} would split it"
-        )
 
 
 def export_metadata(dataset: EpisodeDataset, format_name: str, **layout: Any) -> dict[str, Any]:
