@@ -12,6 +12,7 @@ import torch
 from lightning.pytorch import LightningDataModule
 from torch.utils.data import DataLoader
 
+from datamodules.grounding_prompts import GROUNDING_TASKS, PROMPT_WORDS, Example, words
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import mean_and_std
@@ -21,8 +22,6 @@ from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
 from imaginebench.levels import LEVELS
 from imaginebench.registry import get_domain
-from modules.grounding.backbone import words
-from modules.grounding.prompts import GROUNDING_TASKS, PROMPT_WORDS, Example
 
 DEFAULT_TASK_WEIGHTS = {task: 1.0 for task in GROUNDING_TASKS}
 

@@ -29,7 +29,7 @@ from imaginebench.instructions.encoder import Pooling
 from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain
 from imaginebench.rollout_quality import ROLLOUT_CHECKS, RolloutCheck
-from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir
+from imaginebench.shipped import imaginary_dataset_dir
 
 TRAIN_STREAM, VALIDATION_STREAM, TEST_STREAM = 0, 1, 2
 """Tags in the sampler seed ``(seed, rank, stream, ...)``: loss diagnostics never share training's batches."""
@@ -90,8 +90,9 @@ class OfflineDataModule(LightningDataModule):
 
         ``imaginary_levels``: also load the default imaginary data of these levels (e.g. ``[rephrase,
         easy, hard]``), found by :func:`~imaginebench.shipped.imaginary_dataset_dir`: the data root's
-        own rollouts if there are any, else ones shipped in ``assets/``, else imagined once into the
-        data root from the env's shipped grounded model (in :meth:`prepare_data`, on one process).
+        own rollouts if there are any, else ones shipped in ``assets/``. ``imaginebench fit`` imagines
+        a missing level once into the data root from the env's shipped grounded model before training
+        (:func:`imaginebench.commands.imagine.find_or_imagine`; this layer never runs a language model).
 
         ``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
         the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
@@ -151,8 +152,6 @@ class OfflineDataModule(LightningDataModule):
 
     def prepare_data(self) -> None:
         prepare_real_data(self.env_id, self.real, self.real_levels, self.collect_if_missing, self.encoder, self.pooling)
-        for level in self.imaginary_levels:
-            find_or_imagine(self.env_id, level)  # here, not in setup: every rank would imagine the same data
 
     def setup(self, stage: str | None = None) -> None:
         if self.sampler is not None:

@@ -1,7 +1,8 @@
 """imaginebench: reinforcement learning from real and LLM-imagined rollouts."""
 
+from imaginebench.benchmark import make, register_gymnasium_envs
 from imaginebench.levels import LEVELS, resolve_level
-from imaginebench.registry import env_ids, get_domain, make, register_gymnasium_envs
+from imaginebench.registry import env_ids, get_domain
 
 register_gymnasium_envs()
 

@@ -1,3 +1,3 @@
-from imaginebench.cli import main
+from imaginebench.commands.main import main
 
 main()

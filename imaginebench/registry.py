@@ -1,11 +1,9 @@
-"""``imaginebench.make`` and the gymnasium registration of every domain."""
+"""Every registered domain by env id, and its envs (the bare env; :mod:`imaginebench.benchmark` adds the API)."""
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import import_module
-
-import gymnasium as gym
 
 from imaginebench.envs.domain import Domain
 from imaginebench.errors import UserInputError
@@ -58,36 +56,10 @@ def make(
 
     ``env_kwargs`` (e.g. ``render_mode="rgb_array"``) go to the domain's env.
 
-    Returns the env itself, not a gymnasium wrapper stack. ``gymnasium.make("imaginebench/<env_id>",
-    level=...)`` gives the same env inside gymnasium's usual wrappers, under :class:`DatasetAccess`.
+    Returns the env itself; ``imaginebench.make`` (:mod:`imaginebench.benchmark`) adds the original's
+    ``get_dataset``.
     """
     domain = get_domain(env_id)
     level = resolve_level(level)
     table = instruction_table(env_id, level, encoder, pooling)
     return domain.env_factory(level=level, instructions=table, task=task, **env_kwargs)
-
-
-class DatasetAccess(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """The outermost wrapper of ``gymnasium.make("imaginebench/<env_id>")``: forwards ``get_dataset``.
-
-    gymnasium 1.x wrappers forward no attributes, so the original benchmark's
-    ``gymnasium.make(...).get_dataset()`` would fail on the ``OrderEnforcing`` wrapper. Registering with
-    ``order_enforce=False, disable_env_checker=True`` would return the bare env but drop gymnasium's
-    checks; this wrapper keeps the usual stack (env checker included) and leaves reset and step alone.
-    """
-
-    def __init__(self, env: gym.Env) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self)
-        gym.Wrapper.__init__(self, env)
-
-    def get_dataset(self, level: str | None = None, data_dir: str | None = None):
-        return self.env.unwrapped.get_dataset(level, data_dir)
-
-
-def register_gymnasium_envs() -> None:
-    for env_id in env_ids():
-        gym_id = f"imaginebench/{env_id}"
-        if gym_id not in gym.registry:
-            gym.register(
-                gym_id, entry_point=make, kwargs={"env_id": env_id}, additional_wrappers=(DatasetAccess.wrapper_spec(),)
-            )

@@ -1,13 +1,13 @@
-"""The grounded model an env ships, and the imaginary data imagined from it on first use.
+"""The grounded model an env ships, and where the imaginary data imagined from it are found.
 
-``assets/<env_id>/grounding.ckpt`` is a slim grounded checkpoint (:func:`~imaginebench.pipeline.export_grounded_model`);
+``assets/<env_id>/grounding.ckpt`` is a slim grounded checkpoint (:func:`~imaginebench.commands.pipeline.export_grounded_model`);
 ``assets/<env_id>/imagination.json`` holds the settings its default imaginary data are imagined with,
 ``{"rollouts": int, "seed": int, "temperature": float}``. Git carries the model, not the data: a level's
 imaginary data that neither the data root nor ``assets/`` has are imagined once, on the CPU so that every
 checkout gets the same rows, into the data root's default place, where later runs find them.
 
-Sits above :mod:`imaginebench.datasets` (where data are looked for) and :mod:`imaginebench.imagine`
-(which makes them), so looking for data never imports a language model.
+Looking for data never imports a language model: the commands imagine a missing level
+(:func:`imaginebench.commands.imagine.find_or_imagine`) before a DataModule looks here.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from imaginebench.assets import assets_dir
-from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset, imaginary_candidates
+from imaginebench.datasets.locations import find_imaginary_dataset, imaginary_candidates
 from imaginebench.errors import UserInputError
-from imaginebench.imagine import imagine
 from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 
 CHECKPOINT_FILE, SETTINGS_FILE = "grounding.ckpt", "imagination.json"
@@ -80,45 +79,20 @@ def shipped_model(env_id: str) -> ShippedModel | None:
     return ShippedModel(checkpoint, **read_imagination_settings(checkpoint.parent / SETTINGS_FILE))
 
 
-def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None) -> Path | None:
-    """The imaginary dataset of ``env_id`` at ``level`` (:func:`find_imaginary_dataset`); when there is none and
-    the env ships a grounded model, imagined from it into the data root first. ``None`` when neither."""
-    level = resolve_level(level)
-    found = find_imaginary_dataset(env_id, level, data_dir)
-    if found is not None or level not in IMAGINED_LEVELS:
-        return found
-    model = shipped_model(env_id)
-    if model is None:
-        return None
-    out = default_dataset_dir(env_id, "imaginary", level, data_dir)
-    print(
-        f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts} rollouts "
-        f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
-        flush=True,
-    )
-    return imagine(
-        model.checkpoint,
-        env_id,
-        level,
-        model.rollouts,
-        out,
-        seed=model.seed,
-        temperature=model.temperature,
-        device="cpu",
-        progress=True,
-        wait=True,
-    )
-
-
 def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None = None) -> Path:
-    """:func:`find_or_imagine`, raising with the places looked at and the command that makes the data."""
+    """:func:`find_imaginary_dataset`, raising with the places looked at and the command that makes the data
+    (the commands imagine a shipped model's levels on first use, :func:`imaginebench.commands.imagine.find_or_imagine`)."""
     level = resolve_level(level)
-    path = find_or_imagine(env_id, level, data_dir)
+    path = find_imaginary_dataset(env_id, level, data_dir)
     if path is None:
         own, shipped = imaginary_candidates(env_id, level, data_dir)
         checkpoint = shipped_checkpoint(env_id)
         model = (
-            f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}"
+            (
+                f"`imaginebench fit` imagines it from the shipped model {checkpoint} on first use"
+                if level in IMAGINED_LEVELS
+                else f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}"
+            )
             if checkpoint.is_file()
             else f"no shipped model at {checkpoint}"
         )

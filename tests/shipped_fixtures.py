@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from imaginebench.pipeline import export_grounded_model
+from imaginebench.commands.pipeline import export_grounded_model
 
 TINY_SETTINGS = {"rollouts": 3, "seed": 0, "temperature": 0.0}
 """``imagination.json`` of the tiny shipped model: few rollouts, greedy."""

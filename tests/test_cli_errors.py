@@ -13,8 +13,8 @@ import pytest
 import torch
 import yaml
 
-from imaginebench.cli import main
 from imaginebench.collect import collect
+from imaginebench.commands.main import main
 from imaginebench.datasets import EpisodeDataset, load_episodes, write_episodes
 from imaginebench.errors import UserInputError
 
@@ -292,6 +292,6 @@ def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise ValueError("a bug, not the user's input")
 
-    monkeypatch.setattr("imaginebench.imagine.imagine", broken)
+    monkeypatch.setattr("imaginebench.commands.imagine.imagine", broken)
     with pytest.raises(ValueError, match="a bug"):
         main(imagine(out=str(tmp_path / "out")))

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from imaginebench.collect import collect
+from imaginebench.commands.imagine import imagine
 from imaginebench.datasets import DatasetError, load_episodes
-from imaginebench.imagine import imagine
 from imaginebench.locks import LockedError
 from imaginebench.storage import atomic_directory
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from imaginebench.collect import episode_seed
+from imaginebench.commands.imagine import imagine
 from imaginebench.datasets import load_episodes
 from imaginebench.errors import UserInputError
-from imaginebench.imagine import imagine
 from imaginebench.registry import make
 
 

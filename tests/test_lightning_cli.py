@@ -10,8 +10,8 @@ import pytest
 import torch
 import yaml
 
+from imaginebench.commands.imagine import find_or_imagine
 from imaginebench.levels import IMAGINED_LEVELS
-from imaginebench.shipped import find_or_imagine
 
 REPO = Path(__file__).resolve().parents[1]
 

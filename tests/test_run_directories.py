@@ -11,9 +11,9 @@ import torch
 import yaml
 
 from imaginebench.collect import collect
+from imaginebench.commands.lightning_cli import run_grounding_cli, run_lightning_cli
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.errors import UserInputError
-from imaginebench.lightning_cli import run_grounding_cli, run_lightning_cli
 from tests.test_lightning_cli import REPO
 from tests.test_pipeline import tiny_grounding_config
 

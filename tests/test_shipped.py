@@ -7,11 +7,11 @@ import json
 import pytest
 import torch
 
-import imaginebench.shipped as shipped
+import imaginebench.commands.imagine as imagine_command
+from imaginebench.commands.imagine import file_sha256, find_or_imagine
 from imaginebench.datasets import load_episodes
 from imaginebench.errors import UserInputError
-from imaginebench.imagine import file_sha256
-from imaginebench.shipped import find_or_imagine, imaginary_dataset_dir, read_imagination_settings, shipped_model
+from imaginebench.shipped import imaginary_dataset_dir, read_imagination_settings, shipped_model
 from tests.shipped_fixtures import TINY_SETTINGS
 from tests.synthetic_episodes import write_synthetic
 
@@ -36,7 +36,7 @@ def test_first_use_imagines_the_shipped_settings_into_the_data_root_and_says_so(
 def test_a_second_use_reads_what_the_first_imagined(shipped_tiny_model, tmp_path, monkeypatch):
     path = find_or_imagine("BabyAI-v0", "hard", tmp_path / "data")
     written = (path / "metadata.json").stat().st_mtime_ns
-    monkeypatch.setattr(shipped, "imagine", lambda *args, **kwargs: pytest.fail("imagined again"))
+    monkeypatch.setattr(imagine_command, "imagine", lambda *args, **kwargs: pytest.fail("imagined again"))
     assert imaginary_dataset_dir("BabyAI-v0", "hard", tmp_path / "data") == path
     assert (path / "metadata.json").stat().st_mtime_ns == written
 
@@ -53,7 +53,9 @@ def test_two_checkouts_imagine_the_same_rows(shipped_tiny_model, tmp_path):
 def test_the_users_own_data_win_and_are_not_imagined_over(shipped_tiny_model, tmp_path, monkeypatch):
     own = tmp_path / "data" / "BabyAI-v0" / "imaginary-easy"
     write_synthetic(own, "imaginary", num_episodes=2)
-    monkeypatch.setattr(shipped, "imagine", lambda *args, **kwargs: pytest.fail("imagined over the user's data"))
+    monkeypatch.setattr(
+        imagine_command, "imagine", lambda *args, **kwargs: pytest.fail("imagined over the user's data")
+    )
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == own
 
 

@@ -110,14 +110,6 @@ class ImagineBenchEnv(gym.Env):
             raise ValueError(f"{self.env_id}: set_state got a state the env cannot be in: {'; '.join(reasons)}")
         return state
 
-    def get_dataset(self, level: str | None = None, data_dir: str | None = None):
-        """Original-benchmark compatibility: ``(real, imaginary)`` dicts of padded arrays of this env's
-        level (or ``level``), embedded with this env's instruction encoder (see
-        :func:`imaginebench.datasets.legacy.get_dataset`: real data are collected on first use)."""
-        from imaginebench.datasets.legacy import get_dataset
-
-        return get_dataset(self.env_id, level or self.level, self.instructions.encoder_id, data_dir=data_dir)
-
 
 def malformed(values: np.ndarray, state_dim: int) -> list[str]:
     """Why ``values`` is not a state at all (wrong size, non-finite numbers): the first check of

@@ -9,7 +9,6 @@ ship with the adapter, which a 30k-entry vocabulary could not.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import torch
@@ -24,16 +23,12 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
+from datamodules.grounding_prompts import end_of_text_id
 from imaginebench.errors import UserInputError
 
 SPECIAL_TOKENS = {"pad_token": "[PAD]", "unk_token": "[UNK]", "eos_token": "[END]"}
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased words and punctuation marks, split as the word-level tokenizer splits them."""
-    return re.findall(r"\w+|[^\w\s]", text.lower())
 
 
 def word_level_tokenizer(vocabulary: list[str]) -> PreTrainedTokenizerFast:
@@ -59,10 +54,6 @@ def load_tokenizer(path: str | None, vocabulary: list[str] | None = None) -> Pre
     if end_of_text_id(tokenizer) is None:
         raise ValueError(f"grounding: tokenizer {path!r} has neither an EOS nor a SEP token to end generated text")
     return tokenizer
-
-
-def end_of_text_id(tokenizer: PreTrainedTokenizerBase) -> int | None:
-    return tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id
 
 
 def build_backbone(

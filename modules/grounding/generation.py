@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch import Tensor
 
-from modules.grounding.backbone import end_of_text_id, words
-from modules.grounding.model import GroundingModule
-from modules.grounding.prompts import ACTION, STATE, Sequence
+from datamodules.grounding_prompts import ACTION, STATE, Sequence, end_of_text_id, words
+
+if TYPE_CHECKING:
+    from modules.grounding.model import GroundingModule
 
 
 @dataclass

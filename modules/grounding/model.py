@@ -22,10 +22,11 @@ from lightning.pytorch import LightningModule
 from peft import LoraConfig, get_peft_model
 from torch import Tensor, nn
 
+from datamodules.grounding_prompts import ACTION, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
+from modules.grounding.generation import explain_rollouts, normalized, token_f1
 from modules.grounding.named_backbones import resolve_backbone
-from modules.grounding.prompts import ACTION, STATE, TEXT, SequenceBuilder
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -287,8 +288,6 @@ class GroundingModule(LightningModule):
     def on_validation_epoch_end(self) -> None:
         """Rollout explanation on held-out real rollouts: exact match (case and full stops aside)
         and token F1 against each rollout's own instruction."""
-        from modules.grounding.generation import explain_rollouts, normalized, token_f1
-
         rollouts = (
             getattr(self._trainer.datamodule, "val_rollouts", [])[: self.hparams.explanation_eval_rollouts]
             if self._trainer

@@ -8,6 +8,7 @@ from tensordict import TensorDict
 
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL
 from datamodules.offline_data import OfflineDataModule
+from imaginebench.commands.imagine import find_or_imagine
 from imaginebench.datasets import DatasetError, load_episodes
 from imaginebench.errors import UserInputError
 from tests.shipped_fixtures import TINY_SETTINGS
@@ -106,16 +107,20 @@ def test_imaginary_levels_load_the_data_roots_rollouts_else_the_shipped_ones(pat
         make_data({**paths, "imaginary": []}, imaginary_levels=["train"])
 
 
-def test_prepare_data_imagines_missing_levels_once_from_the_shipped_model(
+def test_a_missing_shipped_level_is_imagined_by_the_command_never_by_the_datamodule(
     paths, tmp_path, monkeypatch, shipped_tiny_model
 ):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path / "root"))
     data = OfflineDataModule(ENV_ID, paths["real"], imaginary_levels=["easy"], batch_size=8, batches_per_epoch=1)
-    data.prepare_data()
-    imagined = tmp_path / "root" / ENV_ID / "imaginary-easy"
-    assert load_episodes(imagined).num_episodes == TINY_SETTINGS["rollouts"]
-    monkeypatch.setattr("imaginebench.shipped.imagine", lambda *args, **kwargs: pytest.fail("imagined again"))
-    data.prepare_data()
+    with monkeypatch.context() as patched:
+        patched.setattr("imaginebench.commands.imagine.imagine", lambda *a, **k: pytest.fail("the DataModule imagined"))
+        data.prepare_data()
+        with pytest.raises(UserInputError, match="`imaginebench fit` imagines it from the shipped model"):
+            data.setup("fit")
+    imagined = find_or_imagine(ENV_ID, "easy")  # what `imaginebench fit` runs before the trainer starts
+    assert imagined == tmp_path / "root" / ENV_ID / "imaginary-easy"
+    monkeypatch.setattr("imaginebench.commands.imagine.imagine", lambda *a, **k: pytest.fail("imagined again"))
+    assert find_or_imagine(ENV_ID, "easy") == imagined
     data.setup("fit")
     assert (
         data.imaginary_dataset.num_episodes == TINY_SETTINGS["rollouts"]

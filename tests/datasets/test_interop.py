@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from datamodules.offline_data import OfflineDataModule
-from imaginebench.cli import main
+from imaginebench.commands.main import main
 from imaginebench.datasets import DatasetError, export_dataset, load_episodes, open_dataset, write_episodes
 from imaginebench.datasets.interop.d3rlpy_format import ARRAYS_FILE
 from imaginebench.datasets.interop.parquet_format import INSTRUCTIONS_FILE, STEPS_FILE, load_parquet

@@ -6,17 +6,14 @@ Importing this package loads ``mujoco``; ``imaginebench.registry`` imports it on
 
 from __future__ import annotations
 
-from imaginebench.assets import ASSETS_DIR
 from imaginebench.envs.domain import Domain, tabled_instruction_texts
 from imaginebench.envs.halfcheetah.env import HalfCheetahEnv
-from imaginebench.envs.halfcheetah.expert import HalfCheetahExpert
+from imaginebench.envs.halfcheetah.expert import EXPERT_DIR, HalfCheetahExpert
 from imaginebench.envs.halfcheetah.layout import STATE_DIM
 from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
 from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, SkillTrainingEnv
 from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASKS
 
-EXPERT_DIR = ASSETS_DIR / "Mujoco-v0" / "experts"
-"""Skill-conditioned SAC actors (``imaginebench experts train --env Mujoco-v0 --skills ...``); ``expert.CHECKPOINTS`` says which acts for each skill."""
 SKILLS = tuple(SKILL_REWARDS)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from imaginebench.assets import ASSETS_DIR
 from imaginebench.envs.halfcheetah.layout import VX, positions
 from imaginebench.envs.halfcheetah.tasks import IN_PLACE, JUMP_DISTANCE, TASKS, Task, shuttle_stages
 from imaginebench.experts.policy import MeanAction, load_policy
@@ -29,6 +30,8 @@ SETTLE_SPEED = 0.3
 JUMP_TRAVEL = 1.5 * JUMP_DISTANCE
 
 
+EXPERT_DIR = ASSETS_DIR / "Mujoco-v0" / "experts"
+"""Skill-conditioned SAC actors (``imaginebench experts train --env Mujoco-v0 --skills ...``)."""
 CHECKPOINTS = {
     "run-forward": "runs.pt",
     "run-backward": "runs.pt",
@@ -42,8 +45,6 @@ CHECKPOINTS = {
 
 @cache
 def checkpoint(name: str) -> MeanAction:
-    from imaginebench.envs.halfcheetah import EXPERT_DIR
-
     path = EXPERT_DIR / name
     if not path.is_file():
         raise FileNotFoundError(

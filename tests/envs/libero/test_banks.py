@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from imaginebench.envs.libero.banks import BASKET_GAP, OBJECT_GAP, apart, sample_layout
+from imaginebench.envs.libero.build_banks import BASKET_GAP, OBJECT_GAP, apart, sample_layout
 from imaginebench.envs.libero.layout import HAND_HALF, OBJECT_RADIUS, OBJECTS, hand_fits, in_object_area
 
 HAND_ROOM = HAND_HALF + OBJECT_RADIUS

@@ -6,10 +6,10 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from datamodules.grounding_prompts import STATE
 from imaginebench.errors import UserInputError
 from modules.grounding.backbone import word_level_tokenizer
 from modules.grounding.model import GroundingModule
-from modules.grounding.prompts import STATE
 from tests.grounding_fixtures import fit_tiny, tiny_datamodule, tiny_module
 
 

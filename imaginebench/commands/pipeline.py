@@ -80,10 +80,10 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     import torch
 
     from imaginebench.collect import collect
+    from imaginebench.commands.imagine import imagine
+    from imaginebench.commands.lightning_cli import run_grounding_cli, run_lightning_cli
     from imaginebench.datasets import load_episodes
     from imaginebench.datasets.locations import default_dataset_dir
-    from imaginebench.imagine import imagine
-    from imaginebench.lightning_cli import run_grounding_cli, run_lightning_cli
     from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
 
     with naming("--env"):

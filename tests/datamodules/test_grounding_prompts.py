@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 import torch
 
-from modules.grounding.backbone import end_of_text_id, word_level_tokenizer, words
-from modules.grounding.prompts import ACTION, PROMPT_WORDS, STATE, TEXT, Example, SequenceBuilder
+from datamodules.grounding_prompts import (
+    ACTION,
+    PROMPT_WORDS,
+    STATE,
+    TEXT,
+    Example,
+    SequenceBuilder,
+    end_of_text_id,
+    words,
+)
+from modules.grounding.backbone import word_level_tokenizer
 
 
 @pytest.fixture(scope="module")

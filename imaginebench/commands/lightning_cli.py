@@ -14,6 +14,7 @@ from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.checkpoints import check_module_class, last_checkpoint, read_lightning_checkpoint
+from imaginebench.commands.imagine import find_or_imagine
 from imaginebench.errors import UserInputError
 from modules.base import OfflineRLModule
 
@@ -128,6 +129,14 @@ class ImagineBenchCLI(NamedRunCLI):
     def default_run_name(self, config: Namespace) -> str:
         """``<algorithm>-seed<seed>``, the algorithm being the module file (``modules.td3_bc.TD3BC`` → ``td3_bc``)."""
         return seeded(config.model.class_path.split(".")[-2], config.seed_everything)
+
+    def before_fit(self) -> None:
+        """Imagine the default imaginary data the run asks for and lacks, from the env's shipped grounded
+        model, before the trainer starts (every process waits for the one that holds the output's lock)."""
+        for level in self.datamodule.imaginary_levels:
+            find_or_imagine(self.datamodule.env_id, level)
+
+    before_validate = before_test = before_fit
 
 
 def keeps_run_directories(class_path: str) -> bool:

@@ -19,10 +19,13 @@ import torch
 from imaginebench.checkpoints import read_lightning_checkpoint
 from imaginebench.collect import build_dataset, check_dataset_arguments, episode_seed, new_rows
 from imaginebench.datasets import EpisodeDataset
+from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset
 from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import UserInputError, check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
+from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 from imaginebench.registry import get_domain, make
+from imaginebench.shipped import shipped_model
 
 
 def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
@@ -191,3 +194,33 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
     return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None) -> Path | None:
+    """The imaginary dataset of ``env_id`` at ``level`` (:func:`find_imaginary_dataset`); when there is none and
+    the env ships a grounded model, imagined from it into the data root first. ``None`` when neither."""
+    level = resolve_level(level)
+    found = find_imaginary_dataset(env_id, level, data_dir)
+    if found is not None or level not in IMAGINED_LEVELS:
+        return found
+    model = shipped_model(env_id)
+    if model is None:
+        return None
+    out = default_dataset_dir(env_id, "imaginary", level, data_dir)
+    print(
+        f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts} rollouts "
+        f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
+        flush=True,
+    )
+    return imagine(
+        model.checkpoint,
+        env_id,
+        level,
+        model.rollouts,
+        out,
+        seed=model.seed,
+        temperature=model.temperature,
+        device="cpu",
+        progress=True,
+        wait=True,
+    )

@@ -9,13 +9,12 @@ The prompt wording is ours; the four tasks and what each supervises follow KALM'
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import torch
 from transformers import PreTrainedTokenizerBase
-
-from modules.grounding.backbone import end_of_text_id
 
 TEXT, STATE, ACTION = 0, 1, 2
 PROMPT_WORDS = "Instruction: Rollout: Dynamics. State: Action: Next state: Consequence. Start: Final state: Explain."
@@ -23,6 +22,15 @@ PROMPT_WORDS = "Instruction: Rollout: Dynamics. State: Action: Next state: Conse
 GROUNDING_TASKS = ("generation", "dynamics", "consequence", "explanation")
 """rollout generation (goal → rollout), dynamics prediction ((s, a) → s'), consequence prediction
 ((s₀, goal) → final state), rollout explanation (rollout → goal text)."""
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words and punctuation marks, split as the word-level tokenizer splits them."""
+    return re.findall(r"\w+|[^\w\s]", text.lower())
+
+
+def end_of_text_id(tokenizer: PreTrainedTokenizerBase) -> int | None:
+    return tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id
 
 
 @dataclass(frozen=True)

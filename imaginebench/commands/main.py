@@ -48,11 +48,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def run_command(command: str, rest: list[str]) -> None:
     if command in LIGHTNING_SUBCOMMANDS:
-        from imaginebench.lightning_cli import run_lightning_cli
+        from imaginebench.commands.lightning_cli import run_lightning_cli
 
         run_lightning_cli([command, *rest])
     elif command == "ground":
-        from imaginebench.lightning_cli import run_grounding_cli
+        from imaginebench.commands.lightning_cli import run_grounding_cli
 
         run_grounding_cli(rest)
     elif command == "collect":
@@ -68,7 +68,7 @@ def run_command(command: str, rest: list[str]) -> None:
     elif command == "rollout-quality":
         quality_main(rest)
     elif command == "pipeline":
-        from imaginebench.pipeline import pipeline_main
+        from imaginebench.commands.pipeline import pipeline_main
 
         pipeline_main(rest)
     else:
@@ -153,8 +153,8 @@ def imagine_main(argv: list[str]) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace an existing dataset")
     args = parser.parse_args(argv)
 
+    from imaginebench.commands.imagine import imagine
     from imaginebench.datasets import load_episodes
-    from imaginebench.imagine import imagine
 
     out = imagine(
         args.checkpoint,
