@@ -1,4 +1,4 @@
-"""Expert and uniformly-random success per BabyAI task and level (spec §12: expert >= 90 %, random <= 20 %).
+"""Expert and uniformly-random success per BabyAI task and level (docs/original-benchmark.md#what-we-require-of-every-domain: expert >= 90 %, random <= 20 %).
 
     .venv/bin/python benchmarks/babyai_task_success.py --episodes 200 --seed 0
 

@@ -5,7 +5,7 @@
 Same protocol as the other ``*_task_success.py`` benchmarks (reset seed ``seed + k``, random
 actions from a generator seeded with ``(seed, k)``). Rephrase has the train tasks with other
 instructions, and no policy here reads instructions, so its rows repeat the train figures.
-Spec §12 asks for every expert >= 90 % and random (and zero) actions <= 20 % on every task.
+docs/original-benchmark.md#what-we-require-of-every-domain asks for every expert >= 90 % and random (and zero) actions <= 20 % on every task.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Same protocol as the other ``*_task_success.py`` (reset seed ``seed + k``, rando
 generator seeded with ``(seed, k)``). A random or zero-action episode runs the full 500-step
 horizon (~15 s on a loaded CPU), so each gets its own, smaller count. Rephrase repeats the train
 tasks with other instructions and no policy here reads instructions, so its rows repeat the train
-figures. Spec §12 asks for every expert >= 90 % and random (and zero) actions <= 20 % on every task.
+figures. docs/original-benchmark.md#what-we-require-of-every-domain asks for every expert >= 90 % and random (and zero) actions <= 20 % on every task.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""BabyAI-v0: a minigrid room with a ball, a box, a key and a door (spec §4, quirks fixed)."""
+"""BabyAI-v0: a minigrid room with a ball, a box, a key and a door (docs/original-benchmark.md#babyai, quirks fixed)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Success checks are small pure functions of a :class:`~imaginebench.envs.babyai.world.World` and a
 :class:`Goal`, so tests (and code judging imagined states) can call them without an env.
 
-Changes from the original benchmark (spec §4, §8 rows 10-12), so that the expert solves every task
+Changes from the original benchmark (docs/original-benchmark.md#babyai, quirks 10-12), so that the expert solves every task
 and a uniformly random policy solves at most 20 % of every task within the horizon (measured by
 ``benchmarks/babyai_task_success.py``; random-policy figures below are for the 48-step horizon):
 

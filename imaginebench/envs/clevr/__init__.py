@@ -1,4 +1,4 @@
-"""Ball-v0: CLEVR-Robot, five balls on a walled table pushed by 40 discrete actions (spec §2, quirks fixed)."""
+"""Ball-v0: CLEVR-Robot, five balls on a walled table pushed by 40 discrete actions (docs/original-benchmark.md#clevr-robot, quirks fixed)."""
 
 from __future__ import annotations
 

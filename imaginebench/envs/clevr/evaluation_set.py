@@ -1,6 +1,6 @@
 """Fixed evaluation episodes (start layout, goal, instruction) per level and task, stored in the package.
 
-The original drew test episodes from files that are lost (spec §2.4); ours are generated
+The original drew test episodes from files that are lost (docs/original-benchmark.md#clevr-robot); ours are generated
 deterministically from :data:`SEED` and committed as ``evaluation_sets.json`` so every run
 evaluates the same episodes, the same number per task. Regenerate (after changing tasks or
 phrasings) with ``python -m imaginebench.envs.clevr.evaluation_set``; a test checks the file

@@ -5,7 +5,7 @@ preposition ("behind", "to the left of", "in front of", "to the right of"); one-
 ``{color}`` and ``{way}`` ("backward", "to the left", "forward", "to the right"); combined
 relations use ``{clauses}`` ("the red ball behind the blue ball and the green ball to the left of
 the cyan ball"). Train and rephrase are disjoint; rephrase mixes synonyms, haste, dislike,
-pleasure and indirect requests as the KALM rephrasings do (spec §2.5).
+pleasure and indirect requests as the KALM rephrasings do (docs/original-benchmark.md#clevr-robot).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ class Table:
 
     def push(self, action: int) -> np.ndarray:
         """Aim at the ball's *current* position (the original aimed at a stale layout after reset,
-        spec §8 row 2), drive the pusher along the direction, let everything settle; return positions."""
+        quirk 2 of docs/original-benchmark.md), drive the pusher along the direction, let everything settle; return positions."""
         ball, direction = push_of(action)
         data = self.data
         centre = data.qpos[2 * ball : 2 * ball + 2].copy()

@@ -3,7 +3,7 @@
 Success checks are pure functions of ball positions ``(5, 2)`` (and, for the one-step tasks,
 the episode's start positions), so tests and code judging imagined states need no simulator.
 
-Changes from the original (spec §2.4, §8 rows 2-4): a one-step task is judged on where the
+Changes from the original (docs/original-benchmark.md#clevr-robot, quirks 2-4): a one-step task is judged on where the
 ball ended up, not on the action, and its episode runs until the step is done (or the
 horizon); it also requires the other balls to stay put (a step of one ball is asked for, and
 without that condition 50 random pushes almost always include the right one by chance).

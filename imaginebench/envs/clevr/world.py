@@ -1,7 +1,7 @@
 """The CLEVR-Robot table as plain data: geometry, the 40 push actions, the 10-float state.
 
 Everything here is a constant or a pure function of ball positions, so success checks, the
-legality check and tests need no simulator. Axes follow the original (spec §2.2): +y is
+legality check and tests need no simulator. Axes follow the original (docs/original-benchmark.md#clevr-robot): +y is
 "behind", -y "in front", -x "left", +x "right".
 
 Geometry differs from the original on purpose: balls have radius 0.1 instead of 0.13. With

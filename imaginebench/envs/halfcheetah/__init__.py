@@ -1,4 +1,4 @@
-"""Mujoco-v0: gymnasium's HalfCheetah-v5 with run and jump tasks (spec §6, quirks 7-8 fixed).
+"""Mujoco-v0: gymnasium's HalfCheetah-v5 with run and jump tasks (docs/original-benchmark.md#halfcheetah, quirks 7-8 fixed).
 
 Importing this package loads ``mujoco``; ``imaginebench.registry`` imports it only when
 ``Mujoco-v0`` is asked for. The experts are SAC actors shipped under ``EXPERT_DIR``.

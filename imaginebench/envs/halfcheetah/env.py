@@ -1,4 +1,4 @@
-"""The HalfCheetah env: run and jump tasks on gymnasium's HalfCheetah-v5 (spec §6).
+"""The HalfCheetah env: run and jump tasks on gymnasium's HalfCheetah-v5 (docs/original-benchmark.md#halfcheetah).
 
 State (18): the step's forward displacement (0 at reset, where the original put the absolute x),
 then the package's 17 observations. Actions Box(-1, 1, (6,)). An episode ends on success or after

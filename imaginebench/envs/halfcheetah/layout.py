@@ -1,4 +1,4 @@
-"""The 18-number HalfCheetah state (spec §6): the step's forward displacement, then gymnasium's 17
+"""The 18-number HalfCheetah state (docs/original-benchmark.md#halfcheetah): the step's forward displacement, then gymnasium's 17
 observations (qpos[1:], qvel). One source of truth for every index the tasks and checks read."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 STATE_DIM = 18
 DX = 0
 """Root x displacement during the step that led to this state (0 in the reset state; the original
-put the absolute x there at reset, spec §6)."""
+put the absolute x there at reset, docs/original-benchmark.md#halfcheetah)."""
 Z = 1
 """Torso height relative to the model's initial 0.7 m (about -0.13 when the cheetah stands)."""
 PITCH = 2

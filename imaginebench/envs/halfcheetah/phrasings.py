@@ -1,6 +1,6 @@
-"""Instruction texts per level and task, written for imaginebench (spec §12: our own phrasings, in
+"""Instruction texts per level and task, written for imaginebench (docs/original-benchmark.md#what-we-require-of-every-domain: our own phrasings, in
 the original's categories). Rephrase texts never occur in train (a test checks it); each instruction
-names the task it is used for (the original swapped the jump instructions, spec §8 row 7)."""
+names the task it is used for (the original swapped the jump instructions, quirk 7 of docs/original-benchmark.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Libero-v0: LIBERO's floor scene (alphabet soup, cream cheese, salad dressing, basket) with
-44-number states and 7-d OSC_POSE actions (spec §5).
+44-number states and 7-d OSC_POSE actions (docs/original-benchmark.md#libero).
 
 The simulator comes from the optional extra (``pip install -e .[libero]``); tasks, phrasings and
 success checks import without it, and the env factory says how to install it when it is missing.

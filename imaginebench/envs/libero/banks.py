@@ -1,4 +1,4 @@
-"""Initial-state banks, built by our own code (spec §5.1 used copied ``*_inits.npz`` files):
+"""Initial-state banks, built by our own code (docs/original-benchmark.md#libero used copied ``*_inits.npz`` files):
 
 * ``pick``: the arm at home with an open gripper; the three objects and the basket at random,
   collision-free floor positions (shared by every task that starts from a pick).

@@ -3,7 +3,7 @@
 Reset draws a start from the task's initial-state bank (:mod:`imaginebench.envs.libero.banks`)
 with the env's seeded generator; an episode ends on success or at the horizon. Reward is the
 shaped reward of :func:`imaginebench.envs.libero.tasks.reward`, measured from the new episode's
-first state (spec §8 row 14 fixed).
+first state (quirk 14 of docs/original-benchmark.md fixed).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The 44-number LIBERO state (spec §5.2): robot, then position + quaternion of each object.
+"""The 44-number LIBERO state (docs/original-benchmark.md#libero): robot, then position + quaternion of each object.
 
 joint positions 7 | end-effector position 3 | end-effector quaternion 4 | gripper finger positions 2 |
 alphabet soup 7 | cream cheese 7 | salad dressing 7 | basket 7 (each xyz + quaternion).

@@ -1,6 +1,6 @@
 """Instructions per level and task, written for imaginebench (none copied from the original).
 
-As in the original (spec §5.3): one phrasing per train, easy and hard task, ten unseen rephrasings
+As in the original (docs/original-benchmark.md#libero): one phrasing per train, easy and hard task, ten unseen rephrasings
 per train task (synonyms, haste, dislike, pleasure and indirect requests). Every string is used.
 """
 

@@ -1,4 +1,4 @@
-"""The floor scene every Libero-v0 task runs in: our own BDDL problem (spec §5.1), written to the
+"""The floor scene every Libero-v0 task runs in: our own BDDL problem (docs/original-benchmark.md#libero), written to the
 cache on first use because LIBERO reads problems from files.
 
 Alphabet soup, cream cheese and salad dressing stand on the floor in front of the robot with the

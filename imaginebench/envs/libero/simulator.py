@@ -4,7 +4,7 @@ Building a LIBERO env takes seconds (robosuite compiles the scene), and evaluati
 per episode, so every ``LiberoEnv`` of a process drives the same simulator and swaps its own
 snapshot (:class:`Snapshot`: the flattened MuJoCo state plus the gripper's ramped command, the only
 other state that outlives a step) in before it steps. Cameras and renderers are off: observations
-are states only (spec §5.2).
+are states only (docs/original-benchmark.md#libero).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class FloorScene:
         self._observation, _, _, _ = self.control.step(action)
 
     def state(self) -> np.ndarray:
-        """The 44-number state (spec §5.2) of the simulator now."""
+        """The 44-number state (docs/original-benchmark.md#libero) of the simulator now."""
         o = self._observation
         entities = {name: np.concatenate([o[f"{name}_1_pos"], o[f"{name}_1_quat"]]) for name in (*OBJECTS, "basket")}
         return compose_state(

@@ -1,10 +1,10 @@
 """Libero-v0 tasks per level: their start (which initial-state bank), their stages as pure checks on
-44-number states, and the shaped reward (spec §5.3).
+44-number states, and the shaped reward (docs/original-benchmark.md#libero).
 
 Every check reads the current state and the episode's first state (``start``), so generated
 rollouts can be judged without a simulator. A task's stages complete in order, at most one per
 state, and a completed stage stays completed (the original's latching flags). Fixed from the
-original (spec §8 rows 13-14): "all three" checks every object, and rewards start from the new
+original (quirks 13-14 of docs/original-benchmark.md): "all three" checks every object, and rewards start from the new
 episode's first state. Made stricter so that a random policy cannot solve a task by knocking
 objects about: "pick" needs the object lifted in the gripper, "aside" needs it lifted first.
 """
@@ -30,18 +30,18 @@ GRASP_RADIUS = 0.06
 LIFT = 0.04
 """Height above its start an object must be raised to count as picked."""
 REACH_RADIUS = 0.05
-"""Spec §5.3; at 0.06 random actions solved reach-dressing (the arm passing the tall bottle), at 0.05 none of
+"""docs/original-benchmark.md#libero; at 0.06 random actions solved reach-dressing (the arm passing the tall bottle), at 0.05 none of
 36 random episode×object cases came that close (closest 0.056 m) while the expert settles 3-4 cm away."""
 BASKET_XY = 0.14
 BASKET_DZ = {"alphabet_soup": 0.155, "cream_cheese": 0.155, "salad_dressing": 0.22}
-"""|z - basket z| bound per object (the dressing bottle is tall), spec §5.3."""
+"""|z - basket z| bound per object (the dressing bottle is tall), docs/original-benchmark.md#libero"""
 ON_OBJECT_XY, ON_OBJECT_DZ = 0.10, 0.22
 ASIDE_DISTANCE = 0.10
 """How far (xy) an object put aside must end from where it started, resting on the floor."""
 REST_DZ = 0.015
 OUT_OF_BASKET = {"alphabet_soup": 0.45, "cream_cheese": 0.35, "salad_dressing": 0.40}
 PROGRESS_SCALE = 20.0
-"""Reward per metre of progress towards the current stage's goal (spec §5.3)."""
+"""Reward per metre of progress towards the current stage's goal (docs/original-benchmark.md#libero)."""
 
 
 def _eef_to(obj: str) -> Distance:
@@ -218,9 +218,9 @@ def success_flags(task: Task, states: np.ndarray) -> np.ndarray:
 def reward(
     task: Task, stage_before: int, stage_after: int, previous: np.ndarray, state: np.ndarray, start: np.ndarray
 ) -> float:
-    """Spec §5.3: ``PROGRESS_SCALE`` × the decrease of the current stage's distance, +1 for a completed
+    """docs/original-benchmark.md#libero: ``PROGRESS_SCALE`` × the decrease of the current stage's distance, +1 for a completed
     stage, +1 more when the task is solved. ``previous`` is the episode's first state on its first
-    step (spec §8 row 14 fixed)."""
+    step (quirk 14 of docs/original-benchmark.md fixed)."""
     if stage_after > stage_before:
         return 1.0 + float(stage_after == len(task.stages))
     if stage_before >= len(task.stages):

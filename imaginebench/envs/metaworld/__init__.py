@@ -1,4 +1,4 @@
-"""MetaWorld-v0: metaworld 3.1.1 tasks behind the original's fixed 91-number entity layout (spec §3).
+"""MetaWorld-v0: metaworld 3.1.1 tasks behind the original's fixed 91-number entity layout (docs/original-benchmark.md#meta-world).
 
 Importing this package loads ``mujoco`` and ``metaworld``; ``imaginebench.registry`` imports it only
 when ``MetaWorld-v0`` is asked for. (All imports are absolute: this package is named like the

@@ -1,4 +1,4 @@
-"""The two composite hard tasks, built from the package's own environments (spec §3.4).
+"""The two composite hard tasks, built from the package's own environments (docs/original-benchmark.md#meta-world).
 
 make-coffee runs in the package's coffee-push scene, which already holds the coffee machine and its
 button: stage 1 pushes the mug under the spout (the package's coffee-push goal), stage 2 presses the
@@ -8,7 +8,7 @@ locked-door-open needs a door that is both locked and hinged. The package's door
 safe) has a fixed door, so the scene is compiled with one hinge joint added to the door through
 ``mujoco.MjSpec``, with no edited copy of the package's XML; the lock and every other joint are then
 addressed by name, so the extra joint shifts nothing (the original's shifted ``qpos[9]`` made its
-door-unlock expert fail, spec §8 row 5).
+door-unlock expert fail, quirk 5 of docs/original-benchmark.md).
 """
 
 from __future__ import annotations

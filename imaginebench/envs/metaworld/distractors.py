@@ -1,6 +1,6 @@
 """Distractor entities: one entity the task does not use, shown at a plausible state of its own.
 
-The original drew a new random row for the distractor at every step (spec §8 row 17), which makes
+The original drew a new random row for the distractor at every step (quirk 17 of docs/original-benchmark.md), which makes
 input dimensions flicker; here the entity and its 7 numbers are drawn once per episode from a bank
 of that entity's reset states in its own task's scene (a pool of seeded resets, built once per
 process and only for the entities actually drawn).

@@ -2,7 +2,7 @@
 
 Actions are the package's: Box(-1, 1, (4,)), a hand displacement (scaled by 1/100 by the package)
 and a gripper effort. An episode ends on success or at the task's horizon. Reward is the original's
-(spec §3.4): the change of the package's dense 0-10 reward (0 before the first step), and 10 on
+(docs/original-benchmark.md#meta-world): the change of the package's dense 0-10 reward (0 before the first step), and 10 on
 the step that succeeds. Composite tasks keep the dense reward of the scene they run in (coffee-push,
 door-unlock) through both stages: a shaping signal only, success is what the benchmark scores.
 """

@@ -1,4 +1,4 @@
-"""The fixed 91-number entity layout of the Meta-World state (spec §3.2), and its legality check.
+"""The fixed 91-number entity layout of the Meta-World state (docs/original-benchmark.md#meta-world), and its legality check.
 
 One layout serves every task, so one policy input covers all of them: the gripper, the target
 location, then one 7-number slot (position xyz + quaternion) per kind of entity. A task fills the

@@ -3,8 +3,8 @@ its horizon, and its success check as stages of pure functions of the 91-number 
 
 Checks restate the package's own success criteria (metaworld 3.1.1 ``evaluate_state``) on the
 layout, so generated states can be judged without a simulator. ``target`` is the state's target
-location, the current stage's goal; composite tasks switch it when a stage completes (spec §3.4).
-The composite tasks' stages check the right objects (spec §8 rows 5-6): make-coffee's second stage
+location, the current stage's goal; composite tasks switch it when a stage completes (docs/original-benchmark.md#meta-world).
+The composite tasks' stages check the right objects (quirks 5-6 of docs/original-benchmark.md): make-coffee's second stage
 reads the coffee-machine button, not the mug; locked-door-open's first stage reads the lock.
 """
 

@@ -99,7 +99,7 @@ def test_a_fixed_task_and_the_task_option(envs):
 
 
 def test_rephrase_uses_all_its_phrasings(envs):
-    """Spec §8 row 11: the original evaluated only the first rephrasing."""
+    """Quirk 11 of docs/original-benchmark.md: the original evaluated only the first rephrasing."""
     env = envs["rephrase"]
     texts = {env.reset(seed=s, options={"task": "Open"})[1]["instruction"] for s in range(200)}
     assert len(texts) > 50

@@ -1,4 +1,4 @@
-"""Spec §12: every task's expert succeeds >= 90 %, a uniformly random policy <= 20 %."""
+"""docs/original-benchmark.md#what-we-require-of-every-domain: every task's expert succeeds >= 90 %, a uniformly random policy <= 20 %."""
 
 import numpy as np
 import pytest
@@ -33,7 +33,7 @@ def test_expert_solves_every_task(level, task):
 
 @pytest.mark.parametrize("level, task", LEVEL_TASK)
 def test_random_policy_rarely_succeeds(level, task):
-    """Spec §8 row 12: the original's GoWall and GoCenter were solved by chance."""
+    """Quirk 12 of docs/original-benchmark.md: the original's GoWall and GoCenter were solved by chance."""
 
     def random_policy(seed):
         rng = np.random.default_rng(seed)

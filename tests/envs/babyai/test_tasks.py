@@ -89,7 +89,7 @@ def test_every_task_has_a_success_case():
 
 
 def test_openpick_is_solvable_unlike_the_original():
-    """Spec §8 row 10: the original's inverted check could never succeed."""
+    """Quirk 10 of docs/original-benchmark.md: the original's inverted check could never succeed."""
     assert is_success(make_world(door_state=DOOR_OPEN, carrying="key"), Goal("OpenPick", ("door",)))
 
 
@@ -128,7 +128,7 @@ def test_start_states_are_valid_and_not_already_solved(task, seed):
 
 
 def test_colours_vary_across_resets():
-    """Spec §8 row 11: the original froze colours per env instance."""
+    """Quirk 11 of docs/original-benchmark.md: the original froze colours per env instance."""
     rng = np.random.default_rng(0)
     colours = {tuple(sample_start("PutNext", rng)[0].colors.values()) for _ in range(20)}
     assert len(colours) > 10

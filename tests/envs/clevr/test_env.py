@@ -39,7 +39,7 @@ def test_observation_layout(envs):
 
 
 def test_first_push_after_reset_hits_the_ball_at_its_stored_position(envs):
-    """The original aimed the first push at a stale layout (spec §8 row 2)."""
+    """The original aimed the first push at a stale layout (quirk 2 of docs/original-benchmark.md)."""
     env = envs["train"]
     obs = start(env, Goal("push-left", (Relation(RED, GREEN, "left"),)))
     np.testing.assert_allclose(positions_of(obs["state"]), LAYOUT, atol=1e-6)
@@ -75,7 +75,7 @@ def test_reaching_the_goal_ends_the_episode_with_reward(envs):
 
 
 def test_one_step_episode_continues_after_a_wrong_push(envs):
-    """The original ended every easy episode after one action (spec §8 row 3)."""
+    """The original ended every easy episode after one action (quirk 3 of docs/original-benchmark.md)."""
     env = envs["easy"]
     start(env, Goal("step-front", ball=GREEN, side="front"))
     _, reward, terminated, truncated, info = env.step(action_of(GREEN, EAST))

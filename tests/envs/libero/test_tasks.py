@@ -84,7 +84,7 @@ def test_place_checks_the_basket_region_per_object():
     start = state()
     assert solved("place-dressing", start, state(salad_dressing=in_basket("salad_dressing")))
     assert not solved("place-dressing", start, state(salad_dressing=BASKET + [0.2, 0.0, 0.04]))
-    # the tall dressing is allowed a larger height difference than the soup (spec §5.3)
+    # the tall dressing is allowed a larger height difference than the soup (docs/original-benchmark.md#libero)
     assert solved("place-dressing", start, state(salad_dressing=BASKET + [0.0, 0.0, 0.2]))
     assert not solved("place-soup", start, state(alphabet_soup=BASKET + [0.0, 0.0, 0.2]))
 
@@ -110,7 +110,7 @@ def test_place_on_another_object():
 
 
 def test_sequential_all_checks_every_object():
-    """Spec §8 row 13: the original checked the cream cheese twice and never the salad dressing."""
+    """Quirk 13 of docs/original-benchmark.md: the original checked the cream cheese twice and never the salad dressing."""
     states = [state()]
     placed: dict[str, np.ndarray] = {}
     for name in ("alphabet_soup", "cream_cheese"):
@@ -155,7 +155,7 @@ def test_pick_out_of_the_basket():
 
 
 def test_reward_starts_from_the_new_episode_and_pays_stage_events():
-    """Spec §8 row 14: the first step's progress is measured from this episode's first state."""
+    """Quirk 14 of docs/original-benchmark.md: the first step's progress is measured from this episode's first state."""
     task = TASKS["pick-and-place-soup"]
     start = state()
     closer = state(eef=HOME + (np.array(LAYOUT["alphabet_soup"]) - HOME) * 0.5)

@@ -31,7 +31,7 @@ def test_observation_holds_the_task_entities_and_one_distractor(train_env):
 
 
 def test_distractor_is_fixed_for_the_episode(train_env):
-    """Spec §8 row 17: the original redrew it every step."""
+    """Quirk 17 of docs/original-benchmark.md: the original redrew it every step."""
     obs, _ = train_env.reset(seed=4, options={"task": "reach"})
     name = train_env.distractor[0]
     first = obs["state"][entity_slice(name)].copy()

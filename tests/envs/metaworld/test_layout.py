@@ -24,7 +24,7 @@ def legal_state() -> np.ndarray:
 
 
 def test_layout_matches_the_original_91_numbers():
-    """Spec §3.2: gripper 0-3, target 4-6, then 7-number slots in the original's order."""
+    """docs/original-benchmark.md#meta-world: gripper 0-3, target 4-6, then 7-number slots in the original's order."""
     assert STATE_DIM == 91
     expected_starts = {
         "target_object": 7,

@@ -99,7 +99,7 @@ def test_make_coffee_needs_mug_then_button_in_order():
 
 
 def test_make_coffee_stage_two_reads_the_button_not_the_mug():
-    """Spec §8 row 6: the original read the mug's position for the button stage."""
+    """Quirk 6 of docs/original-benchmark.md: the original read the mug's position for the button stage."""
     mug_goal, button_goal, _, mug_placed, _ = coffee_states()
     nudged_mug = dict(
         coffee=button_goal - [0, 0, 0.3], coffee_button=mug_placed["coffee_button"]
