@@ -9,7 +9,7 @@ import torch
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.collect import collect, episode_seed
 from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
-from imaginebench.envs.babyai.world import MOVES, STATE_INDEX
+from imaginebench.envs.babyai.layout import MOVES, STATE_INDEX
 from imaginebench.envs.halfcheetah import EXPERT_DIR
 from imaginebench.registry import make
 from imaginebench.rollout_quality import check_rollouts, failed_checks, format_quality_table, quality_report

@@ -13,16 +13,18 @@ from imaginebench.instructions import InstructionTable
 class ImagineBenchEnv(gym.Env):
     """A goal-conditioned env whose observation keeps ``state`` and ``instruction_embedding`` apart.
 
-    Subclasses implement ``_reset_task(task)``, returning the episode's instruction text, and
-    ``step``. ``info`` always holds ``is_success``, ``task`` and ``instruction``.
+    A domain's env (``envs/<domain>/env.py``) implements ``reset`` (``super().reset(seed=seed)``, the task
+    from ``_choose_task``, ``self.instruction`` from the level's phrasings), ``step``, ``state`` and
+    ``goal_flags``, and declares ``state_rules`` (its ``layout.py``'s ``state_violations``), ``horizon``,
+    ``state_tolerance`` and ``state_space``. ``info`` always holds ``is_success``, ``task`` and ``instruction``.
     Without a fixed ``task`` each reset draws one of the level's tasks uniformly (seeded);
     ``options={"task": name}`` picks one explicitly.
 
-    Imaginary rollouts are judged against the simulator through more members, which every
-    domain supplies: ``success_flags`` (the current episode's goal checked on generated states),
-    ``state_violations`` (why a state cannot occur in this env), ``state_tolerance``, ``state``,
-    and, where the state vector determines the simulator (``state_determines_simulator``),
-    ``set_state`` for judging each generated transition on its own.
+    Imaginary rollouts are judged against the simulator through ``success_flags`` (the current episode's
+    goal on generated states, legal ones only), ``state_violations``, ``state_tolerance``, ``state`` and,
+    where the state vector determines the simulator (``state_determines_simulator``), ``set_state`` for
+    judging each generated transition on its own. ``tests/envs/test_domain_contract.py`` checks every
+    registered domain against this.
     """
 
     horizon: int = 0
@@ -77,8 +79,16 @@ class ImagineBenchEnv(gym.Env):
 
     def success_flags(self, states: np.ndarray) -> np.ndarray:
         """Whether the current episode's goal (set by the last ``reset``) holds at each of
-        ``states`` ``(T, state_dim)``, read in order from the episode's first state; composite
-        tasks may track their stages along the sequence. Returns ``bool`` ``(T,)``."""
+        ``states`` ``(T, state_dim)``, read in order from the episode's first state: ``goal_flags`` on
+        legal states; a state the env cannot be in never counts as success. Returns ``bool`` ``(T,)``."""
+        states = np.asarray(states, dtype=np.float64)
+        legal = np.array([not self.state_violations(state) for state in states], dtype=bool)
+        return self.goal_flags(states, legal) & legal
+
+    def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The domain's goal check along ``states`` (float64, from the episode's first state); staged tasks
+        track their stages along the sequence. ``legal`` marks the legal rows: a check that cannot read an
+        illegal state may skip it (its flag is dropped anyway)."""
         raise NotImplementedError(f"{self.env_id} does not check goals on generated states")
 
     def reward_on_success(self, steps_taken: int) -> float:
@@ -86,10 +96,16 @@ class ImagineBenchEnv(gym.Env):
         step gives 0): imaginary rollouts are rewarded with it. Sparse 1 unless a domain overrides it."""
         return 1.0
 
+    @staticmethod
+    def state_rules(state: np.ndarray) -> list[str]:
+        """The domain's legality check, a pure function of the state declared by each env as
+        ``state_rules = staticmethod(state_violations)`` from its ``layout.py``."""
+        raise NotImplementedError("this env declares no state_rules")
+
     def state_violations(self, state: np.ndarray) -> list[str]:
         """Reasons ``state`` cannot occur in this env (out of bounds, overlapping objects,
         impossible carries, ...); empty when it is legal. Independent of the episode's goal."""
-        raise NotImplementedError(f"{self.env_id} has no legality check")
+        return self.state_rules(state)
 
     def state(self) -> np.ndarray:
         """The current state vector (what the last observation's ``state`` held)."""

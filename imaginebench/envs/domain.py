@@ -1,4 +1,5 @@
-"""What a benchmark domain provides: tasks per level, every instruction text, env, expert."""
+"""The domain contract: what every benchmark domain declares once (tasks per level, every instruction text, env,
+expert, configs), checked for every registered domain by ``tests/envs/test_domain_contract.py``."""
 
 from __future__ import annotations
 
@@ -7,11 +8,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+import gymnasium as gym
+
 from imaginebench.env_spec import EnvSpec
 from imaginebench.levels import resolve_level
 
 if TYPE_CHECKING:
     from imaginebench.envs.base import ImagineBenchEnv
+
+
+@dataclass(frozen=True)
+class LearnedExperts:
+    """Experts trained by ``imaginebench experts train`` (SAC) instead of scripted: the skills they learn,
+    the env they learn them in (with ``skills`` and ``info["skill_rewards"]``, see ``experts.sac.skills_of``)
+    and where the shipped checkpoints live."""
+
+    skills: tuple[str, ...]
+    training_env: Callable[[tuple[str, ...]], gym.Env]
+    directory: Path
 
 
 class Expert(Protocol):
@@ -46,6 +60,8 @@ class Domain:
     evaluation_starts: Callable[[str, str], list[dict]] | None = None
     """``(level, task) → reset options`` of a stored evaluation set, one per episode; evaluation
     then starts episode ``k`` from entry ``k`` instead of from reset seeds (``None``: seeds only)."""
+    learned_experts: LearnedExperts | None = None
+    """Set where the experts are trained rather than scripted (``imaginebench experts train``)."""
     collect_action_noise: float = 0.0
     """Standard deviation of Gaussian noise added to the action the env executes while collecting
     expert data (continuous actions; DART, Laskey et al. 2017): the data then cover the states a

@@ -1,8 +1,7 @@
 """``imaginebench experts train``: train a domain's skill experts with SAC and save the actor.
 
-A domain with learned experts exposes ``SKILLS`` (names), ``skill_training_env(skills) ->
-gymnasium.Env`` (with ``skills`` and ``info["skill_rewards"]``, see ``sac.skills_of``) and
-``EXPERT_DIR`` (where its shipped checkpoint lives).
+A domain with learned experts declares them in its ``Domain.learned_experts`` (skills, training env,
+checkpoint directory).
 """
 
 from __future__ import annotations
@@ -12,22 +11,21 @@ import json
 import shlex
 import sys
 import time
-from importlib import import_module
 from pathlib import Path
 
+from imaginebench.envs.domain import LearnedExperts
+from imaginebench.errors import naming
 from imaginebench.experts.policy import MeanAction, save_policy
 from imaginebench.experts.sac import SACConfig, evaluate, train_sac
+from imaginebench.registry import get_domain
 
 
-def domain_module(env_id: str):
-    from imaginebench.registry import DOMAIN_MODULES
-
-    if env_id not in DOMAIN_MODULES:
-        raise ValueError(f"unknown env id {env_id!r} (--env); valid: {', '.join(sorted(DOMAIN_MODULES))}")
-    module = import_module(DOMAIN_MODULES[env_id])
-    if not hasattr(module, "skill_training_env"):
+def learned_experts(env_id: str) -> LearnedExperts:
+    with naming("--env"):
+        experts = get_domain(env_id).learned_experts
+    if experts is None:
         raise ValueError(f"{env_id} has no learned experts (--env); its experts are scripted")
-    return module
+    return experts
 
 
 def experts_main(argv: list[str]) -> None:
@@ -45,12 +43,12 @@ def experts_main(argv: list[str]) -> None:
     if args.steps <= args.warmup:
         sys.exit(f"imaginebench experts train: --steps ({args.steps}) must exceed --warmup ({args.warmup})")
     try:
-        module = domain_module(args.env)
-        skills = tuple(args.skills.split(",")) if args.skills else tuple(module.SKILLS)
-        env = module.skill_training_env(skills)
+        experts = learned_experts(args.env)
+        skills = tuple(args.skills.split(",")) if args.skills else experts.skills
+        env = experts.training_env(skills)
     except ValueError as error:
         sys.exit(f"imaginebench experts train: {error}")
-    out = Path(args.out or Path(module.EXPERT_DIR) / "skills.pt")
+    out = Path(args.out or experts.directory / "skills.pt")
     config = SACConfig(steps=args.steps, warmup=args.warmup)
     info = {
         "env_id": args.env,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from imaginebench.envs.babyai.env import HORIZON, BabyAIEnv
 from imaginebench.envs.babyai.expert import BabyAIExpert
+from imaginebench.envs.babyai.layout import NUM_ACTIONS, STATE_DIM, STATE_FIELDS
 from imaginebench.envs.babyai.phrasings import PHRASINGS
 from imaginebench.envs.babyai.tasks import LEVEL_TASKS, all_instruction_slots
-from imaginebench.envs.babyai.world import NUM_ACTIONS, STATE_DIM, STATE_FIELDS
 from imaginebench.envs.domain import Domain
 from imaginebench.levels import resolve_level
 

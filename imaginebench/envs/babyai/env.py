@@ -19,9 +19,7 @@ from minigrid.core.mission import MissionSpace
 from minigrid.core.roomgrid import RoomGrid
 from minigrid.core.world_object import Ball, Box, Door, Key, WorldObj
 
-from imaginebench.envs.babyai.phrasings import PHRASINGS
-from imaginebench.envs.babyai.tasks import LEVEL_TASKS, Goal, instruction_slots, is_success, sample_start
-from imaginebench.envs.babyai.world import (
+from imaginebench.envs.babyai.layout import (
     DOOR_CLOSED,
     DOOR_LOCKED,
     DOOR_OPEN,
@@ -39,6 +37,8 @@ from imaginebench.envs.babyai.world import (
     encode_state,
     state_violations,
 )
+from imaginebench.envs.babyai.phrasings import PHRASINGS
+from imaginebench.envs.babyai.tasks import LEVEL_TASKS, Goal, instruction_slots, is_success, sample_start
 from imaginebench.envs.base import ImagineBenchEnv
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
@@ -107,6 +107,8 @@ class BabyAIEnv(ImagineBenchEnv):
     door opens only for the key of its colour).
     """
 
+    state_rules = staticmethod(state_violations)
+
     env_id = "BabyAI-v0"
     metadata = {"render_modes": ["rgb_array"], "render_fps": 8}
     state_space = spaces.Box(0.0, STATE_HIGH, (STATE_DIM,), np.float32)
@@ -138,11 +140,11 @@ class BabyAIEnv(ImagineBenchEnv):
             start = (options["world"], options["goal"])
             options = {**options, "task": start[1].task}
         self.task = self._choose_task(options)
-        self.instruction = self._reset_task(self.task, start)
+        self.instruction = self._start_episode(self.task, start)
         world = self.world()
         return self._observation(encode_state(world)), self._info(is_success(world, self.goal))
 
-    def _reset_task(self, task: str, start: tuple[World, Goal] | None = None) -> str:
+    def _start_episode(self, task: str, start: tuple[World, Goal] | None = None) -> str:
         world, self.goal = start if start is not None else sample_start(task, self.np_random)
         self._room.build(world)
         self.step_count = 0
@@ -171,17 +173,12 @@ class BabyAIEnv(ImagineBenchEnv):
         """Rebuild the minigrid room from the decoded world (the goal and step count stay)."""
         self._room.build(decode_state(self._settable(state)))
 
-    def success_flags(self, states: np.ndarray) -> np.ndarray:
+    def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """BabyAI goals depend on the current state only (no stages), so each row is judged alone;
-        a row that is not a legal state never counts as success."""
+        an illegal row cannot be decoded into a world and is skipped."""
         assert self.goal is not None, "BabyAI-v0: call reset() before success_flags()"
         goal = self.goal
-        return np.array(
-            [not state_violations(s) and is_success(decode_state(s), goal) for s in np.asarray(states)], dtype=bool
-        )
-
-    def state_violations(self, state: np.ndarray) -> list[str]:
-        return state_violations(state)
+        return np.array([ok and is_success(decode_state(s), goal) for s, ok in zip(states, legal)], dtype=bool)
 
     def reward_on_success(self, steps_taken: int) -> float:
         return 1.0 - 0.9 * steps_taken / HORIZON

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Sequence
 from itertools import permutations, product
 from typing import TYPE_CHECKING
 
-from imaginebench.envs.babyai.tasks import CENTER, CORNERS, Goal, goto_cell
-from imaginebench.envs.babyai.world import (
+from imaginebench.envs.babyai.layout import (
     DOOR_OPEN,
     DROP,
     MOVES,
@@ -25,6 +24,7 @@ from imaginebench.envs.babyai.world import (
     Pos,
     World,
 )
+from imaginebench.envs.babyai.tasks import CENTER, CORNERS, Goal, goto_cell
 
 if TYPE_CHECKING:
     from imaginebench.envs.babyai.env import BabyAIEnv

@@ -1,6 +1,6 @@
 """BabyAI tasks per level: the goals each task draws, its start distribution, its success check.
 
-Success checks are small pure functions of a :class:`~imaginebench.envs.babyai.world.World` and a
+Success checks are small pure functions of a :class:`~imaginebench.envs.babyai.layout.World` and a
 :class:`Goal`, so tests (and code judging imagined states) can call them without an env.
 
 Changes from the original benchmark (docs/original-benchmark.md#babyai, quirks 10-12), so that the expert solves every task
@@ -31,7 +31,7 @@ from itertools import permutations, product
 
 import numpy as np
 
-from imaginebench.envs.babyai.world import (
+from imaginebench.envs.babyai.layout import (
     COLORS,
     DOOR_CLOSED,
     DOOR_LOCKED,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from imaginebench.envs.clevr.env import ClevrEnv
 from imaginebench.envs.clevr.evaluation_set import evaluation_starts
 from imaginebench.envs.clevr.expert import ClevrExpert
+from imaginebench.envs.clevr.layout import NUM_ACTIONS, STATE_DIM, STATE_FIELDS
 from imaginebench.envs.clevr.phrasings import all_instructions
 from imaginebench.envs.clevr.tasks import HORIZON, LEVEL_TASKS
-from imaginebench.envs.clevr.world import NUM_ACTIONS, STATE_DIM, STATE_FIELDS
 from imaginebench.envs.domain import Domain
 from imaginebench.levels import resolve_level
 

@@ -12,10 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from imaginebench.envs.base import ImagineBenchEnv
-from imaginebench.envs.clevr.phrasings import instruction
-from imaginebench.envs.clevr.physics import Table
-from imaginebench.envs.clevr.tasks import LEVEL_TASKS, TASKS, Goal, is_success, sample_start
-from imaginebench.envs.clevr.world import (
+from imaginebench.envs.clevr.layout import (
     NUM_ACTIONS,
     NUM_BALLS,
     STATE_DIM,
@@ -25,6 +22,9 @@ from imaginebench.envs.clevr.world import (
     state_of,
     state_violations,
 )
+from imaginebench.envs.clevr.phrasings import instruction
+from imaginebench.envs.clevr.physics import Table
+from imaginebench.envs.clevr.tasks import LEVEL_TASKS, TASKS, Goal, is_success, sample_start
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
 
@@ -32,6 +32,8 @@ from imaginebench.levels import resolve_level
 class ClevrEnv(ImagineBenchEnv):
     """``Ball-v0``: state (10,) = the (x, y) of the red, blue, green, purple and cyan balls, plus the
     instruction embedding; ``Discrete(40)``: action ``ball * 8 + direction`` pushes that ball."""
+
+    state_rules = staticmethod(state_violations)
 
     env_id = "Ball-v0"
     metadata = {"render_modes": []}
@@ -100,15 +102,9 @@ class ClevrEnv(ImagineBenchEnv):
         """Place the balls at rest and park the pusher, as after a push (start positions stay)."""
         self._table.set_positions(positions_of(self._settable(state)))
 
-    def success_flags(self, states: np.ndarray) -> np.ndarray:
+    def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The goal judged on each state; one-step tasks measure movement from ``states[0]``, the
-        episode's first state. Illegal states never count as success."""
+        episode's first state."""
         assert self.goal is not None, "Ball-v0: call reset() before success_flags()"
-        states = np.asarray(states, dtype=np.float64)
         start = positions_of(states[0])
-        return np.array(
-            [not state_violations(s) and is_success(positions_of(s), start, self.goal) for s in states], dtype=bool
-        )
-
-    def state_violations(self, state: np.ndarray) -> list[str]:
-        return state_violations(state)
+        return np.array([is_success(positions_of(s), start, self.goal) for s in states], dtype=bool)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from imaginebench.envs.clevr.layout import BALL_RADIUS, CENTER_HIGH, CENTER_LOW, DIRECTIONS, NUM_BALLS, SIDES, action_of
 from imaginebench.envs.clevr.physics import Table
 from imaginebench.envs.clevr.tasks import GATHER_RADIUS, GREEN, RELATION_SPOT, STEP_SPOT, Goal, Relation, is_success
-from imaginebench.envs.clevr.world import BALL_RADIUS, CENTER_HIGH, CENTER_LOW, DIRECTIONS, NUM_BALLS, SIDES, action_of
 
 if TYPE_CHECKING:
     from imaginebench.envs.clevr.env import ClevrEnv

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from imaginebench.envs.clevr.layout import COLORS
 from imaginebench.envs.clevr.tasks import LEVEL_TASKS, TASKS, Goal
-from imaginebench.envs.clevr.world import COLORS
 
 RELATION_WORDS = {"behind": "behind", "left": "to the left of", "front": "in front of", "right": "to the right of"}
 STEP_WORDS = {"behind": "backward", "left": "to the left", "front": "forward", "right": "to the right"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from imaginebench.envs.clevr.world import BALL_RADIUS, COLORS, NUM_BALLS, WALL_X, WALL_Y, push_of
+from imaginebench.envs.clevr.layout import BALL_RADIUS, COLORS, NUM_BALLS, WALL_X, WALL_Y, push_of
 
 _RGBA = {
     "red": "0.9 0.1 0.1 1",

@@ -20,7 +20,7 @@ from itertools import permutations
 
 import numpy as np
 
-from imaginebench.envs.clevr.world import BALL_RADIUS, CENTER_HIGH, CENTER_LOW, COLORS, NUM_BALLS, SIDES
+from imaginebench.envs.clevr.layout import BALL_RADIUS, CENTER_HIGH, CENTER_LOW, COLORS, NUM_BALLS, SIDES
 
 NEAR = 3.5 * BALL_RADIUS
 """A ball is "to a side of" another when their centres are closer than this (touching is

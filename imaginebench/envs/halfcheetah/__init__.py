@@ -6,7 +6,7 @@ Importing this package loads ``mujoco``; ``imaginebench.registry`` imports it on
 
 from __future__ import annotations
 
-from imaginebench.envs.domain import Domain, tabled_instruction_texts
+from imaginebench.envs.domain import Domain, LearnedExperts, tabled_instruction_texts
 from imaginebench.envs.halfcheetah.env import HalfCheetahEnv
 from imaginebench.envs.halfcheetah.expert import EXPERT_DIR, HalfCheetahExpert
 from imaginebench.envs.halfcheetah.layout import STATE_DIM
@@ -15,12 +15,6 @@ from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, SkillTrainingEnv
 from imaginebench.envs.halfcheetah.tasks import LEVEL_TASKS, SKILL_REWARDS, TASKS
 
 SKILLS = tuple(SKILL_REWARDS)
-
-
-def skill_training_env(skills: tuple[str, ...]) -> SkillTrainingEnv:
-    return SkillTrainingEnv(skills)
-
-
 instruction_texts = tabled_instruction_texts(LEVEL_TASKS, PHRASINGS)
 
 
@@ -35,6 +29,7 @@ DOMAIN = Domain(
     real_episodes=1000,
     action_kind="continuous",
     action_dim=ACTION_DIM,
+    learned_experts=LearnedExperts(skills=SKILLS, training_env=SkillTrainingEnv, directory=EXPERT_DIR),
 )
 
 __all__ = [
@@ -46,5 +41,4 @@ __all__ = [
     "HalfCheetahEnv",
     "HalfCheetahExpert",
     "instruction_texts",
-    "skill_training_env",
 ]

@@ -13,8 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from imaginebench.envs.base import ImagineBenchEnv
-from imaginebench.envs.halfcheetah.layout import STATE_DIM
-from imaginebench.envs.halfcheetah.legality import STATE_TOLERANCE, state_violations
+from imaginebench.envs.halfcheetah.layout import STATE_DIM, STATE_TOLERANCE, state_violations
 from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
 from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, Cheetah, control_cost
 from imaginebench.envs.halfcheetah.tasks import HORIZON, LEVEL_TASKS, TASKS
@@ -24,6 +23,8 @@ from imaginebench.levels import resolve_level
 
 class HalfCheetahEnv(ImagineBenchEnv):
     """``Mujoco-v0``: state (18,) + instruction embedding; continuous 6-d actions."""
+
+    state_rules = staticmethod(state_violations)
 
     env_id = "Mujoco-v0"
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
@@ -89,14 +90,9 @@ class HalfCheetahEnv(ImagineBenchEnv):
 
     # ------------------------------------------------------------------ imagination contract
 
-    def success_flags(self, states: np.ndarray) -> np.ndarray:
-        """The current task's check along the sequence; an illegal state never counts as success."""
-        states = np.asarray(states, dtype=np.float64)
-        legal = np.array([not state_violations(s) for s in states], dtype=bool)
-        return TASKS[self.task].check(states) & legal
-
-    def state_violations(self, state: np.ndarray) -> list[str]:
-        return state_violations(state)
+    def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The current task's check along the sequence."""
+        return TASKS[self.task].check(states)
 
     def render(self):
         return self.cheetah.package.render()

@@ -18,7 +18,8 @@ from imaginebench.envs.libero.banks import start_bank
 from imaginebench.envs.libero.layout import STATE_DIM, state_violations
 from imaginebench.envs.libero.phrasings import PHRASINGS
 from imaginebench.envs.libero.simulator import Snapshot, floor_scene
-from imaginebench.envs.libero.tasks import HORIZON, LEVEL_TASKS, TASKS, Task, advance_stage, reward, success_flags
+from imaginebench.envs.libero.tasks import HORIZON, LEVEL_TASKS, TASKS, Task, reward
+from imaginebench.envs.staged import advance_stage, staged_success_flags
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
 
@@ -28,6 +29,8 @@ STATE_TOLERANCE = 0.01
 
 class LiberoEnv(ImagineBenchEnv):
     """``Libero-v0``: state (44,) + instruction embedding; continuous 7-d actions."""
+
+    state_rules = staticmethod(state_violations)
 
     env_id = "Libero-v0"
     metadata = {"render_modes": []}
@@ -79,7 +82,7 @@ class LiberoEnv(ImagineBenchEnv):
         self._snapshot = self.scene.snapshot()
         self.step_count += 1
         previous, self._state = self._state, self.scene.state()
-        before, self.stage = self.stage, advance_stage(self.spec_task, self.stage, self._state, self.start_state)
+        before, self.stage = self.stage, advance_stage(self.spec_task.stages, self.stage, self._state, self.start_state)
         success = self.stage == len(self.spec_task.stages)
         step_reward = reward(self.spec_task, before, self.stage, previous, self._state, self.start_state)
         truncated = not success and self.step_count >= self.horizon
@@ -89,12 +92,7 @@ class LiberoEnv(ImagineBenchEnv):
         """The current 44-number state (a copy)."""
         return self._state.copy()
 
-    def success_flags(self, states: np.ndarray) -> np.ndarray:
-        """Stages tracked along the sequence (from the episode's first state); illegal states never succeed."""
+    def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Stages tracked along the sequence (from the episode's first state)."""
         assert self.spec_task is not None, "Libero-v0: call reset() before success_flags()"
-        states = np.asarray(states, dtype=np.float64)
-        legal = np.array([not state_violations(s) for s in states], dtype=bool)
-        return success_flags(self.spec_task, states) & legal
-
-    def state_violations(self, state: np.ndarray) -> list[str]:
-        return state_violations(state)
+        return staged_success_flags(self.spec_task.stages, states)

@@ -108,6 +108,9 @@ class Stage:
     check: Check
     distance: Distance
 
+    def reached(self, state: np.ndarray, start: np.ndarray) -> bool:
+        return self.check(state, start)
+
 
 @dataclass(frozen=True)
 class Task:
@@ -196,23 +199,6 @@ LEVEL_TASKS: dict[str, tuple[str, ...]] = {
     ),
 }
 LEVEL_TASKS["rephrase"] = LEVEL_TASKS["train"]
-
-
-def advance_stage(task: Task, stage: int, state: np.ndarray, start: np.ndarray) -> int:
-    """The stage index after observing ``state`` (== number of stages once solved)."""
-    if stage < len(task.stages) and task.stages[stage].check(state, start):
-        return stage + 1
-    return stage
-
-
-def success_flags(task: Task, states: np.ndarray) -> np.ndarray:
-    """Whether the task is solved at each state of a sequence that begins with the episode's first state."""
-    states = np.asarray(states, dtype=np.float64)
-    stage, flags = 0, []
-    for state in states:
-        stage = advance_stage(task, stage, state, states[0])
-        flags.append(stage == len(task.stages))
-    return np.array(flags, dtype=bool)
 
 
 def reward(

@@ -19,7 +19,8 @@ from imaginebench.envs.metaworld import simulator
 from imaginebench.envs.metaworld.distractors import draw_distractor
 from imaginebench.envs.metaworld.layout import STATE_DIM, compose_state, state_violations
 from imaginebench.envs.metaworld.phrasings import PHRASINGS
-from imaginebench.envs.metaworld.tasks import LEVEL_TASKS, TASKS, Task, advance_stage, success_flags
+from imaginebench.envs.metaworld.tasks import LEVEL_TASKS, TASKS, Task
+from imaginebench.envs.staged import advance_stage, staged_success_flags
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
 
@@ -32,6 +33,8 @@ physical situation as the simulated one."""
 
 class MetaWorldEnv(ImagineBenchEnv):
     """``MetaWorld-v0``: state (91,) + instruction embedding; continuous 4-d actions."""
+
+    state_rules = staticmethod(state_violations)
 
     env_id = "MetaWorld-v0"
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
@@ -86,7 +89,7 @@ class MetaWorldEnv(ImagineBenchEnv):
         self.distractor = draw_distractor(self.spec_task.entities, self.np_random)
         templates = PHRASINGS[self.level][self.task]
         self.instruction = templates[int(self.np_random.integers(len(templates)))]
-        self._state = self._read_state(observation)
+        self._state = self.start_state = self._read_state(observation)
         return self._observation(self._state), self._info(False)
 
     def step(self, action):
@@ -98,7 +101,7 @@ class MetaWorldEnv(ImagineBenchEnv):
         observation, dense, _, _, _ = self.sim.step(np.clip(action, -1.0, 1.0))
         self.step_count += 1
         self._state = state = self._read_state(observation)
-        self.stage = advance_stage(self.spec_task, self.stage, state)
+        self.stage = advance_stage(self.spec_task.stages, self.stage, state, self.start_state)
         success = self.stage == len(self.spec_task.stages)
         reward = SUCCESS_REWARD if success else float(dense) - self._last_reward
         self._last_reward = float(dense)
@@ -123,15 +126,10 @@ class MetaWorldEnv(ImagineBenchEnv):
 
     # ------------------------------------------------------------------ imagination contract
 
-    def success_flags(self, states: np.ndarray) -> np.ndarray:
-        """Stages are tracked along the sequence; an illegal state never counts as success."""
+    def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Stages are tracked along the sequence."""
         assert self.spec_task is not None, "MetaWorld-v0: call reset() before success_flags()"
-        states = np.asarray(states, dtype=np.float64)
-        legal = np.array([not state_violations(s) for s in states], dtype=bool)
-        return success_flags(self.spec_task, states) & legal
-
-    def state_violations(self, state: np.ndarray) -> list[str]:
-        return state_violations(state)
+        return staged_success_flags(self.spec_task.stages, states)
 
     def render(self):
         return self.sim.render()

@@ -66,6 +66,9 @@ class Stage:
     entities: tuple[str, ...]
     check: Check
 
+    def reached(self, state: np.ndarray, start: np.ndarray) -> bool:
+        return self.check(state)
+
 
 @dataclass(frozen=True)
 class Task:
@@ -160,21 +163,3 @@ LEVEL_TASKS: dict[str, tuple[str, ...]] = {
     "hard": ("make-coffee", "locked-door-open", "hammer", "soccer"),
 }
 LEVEL_TASKS["rephrase"] = LEVEL_TASKS["train"]
-
-
-def advance_stage(task: Task, stage: int, state: np.ndarray) -> int:
-    """The stage index after observing ``state`` (== number of stages once the task is solved).
-    At most one stage completes per state: the state that completes a stage still shows that
-    stage's target, and the env switches the target from the next state on."""
-    if stage < len(task.stages) and task.stages[stage].check(state):
-        return stage + 1
-    return stage
-
-
-def success_flags(task: Task, states: np.ndarray) -> np.ndarray:
-    """Whether the task is solved at each state of a sequence read from the episode's start."""
-    stage, flags = 0, []
-    for state in np.asarray(states, dtype=np.float64):
-        stage = advance_stage(task, stage, state)
-        flags.append(stage == len(task.stages))
-    return np.array(flags, dtype=bool)

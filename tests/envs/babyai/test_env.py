@@ -5,8 +5,7 @@ from hypothesis import strategies as st
 
 import imaginebench
 from imaginebench.envs.babyai import HORIZON
-from imaginebench.envs.babyai.tasks import LEVEL_TASKS, Goal
-from imaginebench.envs.babyai.world import (
+from imaginebench.envs.babyai.layout import (
     DOOR_CLOSED,
     DOOR_LOCKED,
     DOOR_OPEN,
@@ -24,6 +23,7 @@ from imaginebench.envs.babyai.world import (
     decode_state,
     encode_state,
 )
+from imaginebench.envs.babyai.tasks import LEVEL_TASKS, Goal
 from imaginebench.levels import LEVELS
 from tests.envs.babyai.worlds import make_world
 

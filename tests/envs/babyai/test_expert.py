@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 import imaginebench
 from imaginebench.envs.babyai import DOMAIN
+from imaginebench.envs.babyai.layout import COLORS, DOOR_CLOSED, DOOR_LOCKED, DOOR_OPEN, OBJECTS, ROOM_CELLS, World
 from imaginebench.envs.babyai.tasks import TASKS
-from imaginebench.envs.babyai.world import COLORS, DOOR_CLOSED, DOOR_LOCKED, DOOR_OPEN, OBJECTS, ROOM_CELLS, World
 
 LEVEL_TASK = [(level, task) for level, tasks in DOMAIN.tasks.items() for task in tasks]
 

@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from imaginebench.envs.babyai import DOMAIN, instruction_texts
+from imaginebench.envs.babyai.layout import DOOR_LOCKED, DOOR_OPEN, OBJECTS, ROOM_CELLS, World, manhattan
 from imaginebench.envs.babyai.phrasings import PHRASINGS
 from imaginebench.envs.babyai.tasks import (
     CENTER,
@@ -16,7 +17,6 @@ from imaginebench.envs.babyai.tasks import (
     is_success,
     sample_start,
 )
-from imaginebench.envs.babyai.world import DOOR_LOCKED, DOOR_OPEN, OBJECTS, ROOM_CELLS, World, manhattan
 from imaginebench.levels import LEVELS
 from tests.envs.babyai.worlds import make_world
 

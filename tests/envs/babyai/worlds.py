@@ -1,6 +1,6 @@
 """Hand-made BabyAI worlds for tests."""
 
-from imaginebench.envs.babyai.world import DOOR_CLOSED, World
+from imaginebench.envs.babyai.layout import DOOR_CLOSED, World
 
 COLORS = {"ball": "red", "box": "green", "key": "blue", "door": "purple"}
 

@@ -4,7 +4,7 @@ import torch
 from imaginebench.collect import collect
 from imaginebench.datasets import load_episodes
 from imaginebench.envs.clevr import DOMAIN
-from imaginebench.envs.clevr.world import state_violations
+from imaginebench.envs.clevr.layout import state_violations
 
 
 @pytest.mark.parametrize("level", ["train", "easy", "hard"])

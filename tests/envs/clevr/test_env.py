@@ -6,8 +6,15 @@ from hypothesis import strategies as st
 
 import imaginebench
 from imaginebench.envs.clevr import HORIZON
+from imaginebench.envs.clevr.layout import (
+    BALL_RADIUS,
+    NUM_ACTIONS,
+    STATE_DIM,
+    action_of,
+    positions_of,
+    state_violations,
+)
 from imaginebench.envs.clevr.tasks import RELATION_HORIZON, Goal, Relation
-from imaginebench.envs.clevr.world import BALL_RADIUS, NUM_ACTIONS, STATE_DIM, action_of, positions_of, state_violations
 from imaginebench.levels import LEVELS
 
 RED, BLUE, GREEN, PURPLE, CYAN = range(5)

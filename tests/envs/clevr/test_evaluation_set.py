@@ -5,8 +5,8 @@ import torch
 import imaginebench
 from imaginebench.envs.clevr import DOMAIN
 from imaginebench.envs.clevr.evaluation_set import EPISODES_PER_TASK, SEED, evaluation_starts, generate, stored
+from imaginebench.envs.clevr.layout import state_violations
 from imaginebench.envs.clevr.tasks import Goal, is_success
-from imaginebench.envs.clevr.world import state_violations
 from imaginebench.evaluation import evaluate_level
 from imaginebench.levels import LEVELS
 

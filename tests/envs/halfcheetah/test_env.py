@@ -7,8 +7,7 @@ pytest.importorskip("mujoco")
 
 import imaginebench  # noqa: E402
 from imaginebench.envs.halfcheetah import DOMAIN, EXPERT_DIR  # noqa: E402
-from imaginebench.envs.halfcheetah.layout import DX, JOINTS, STATE_DIM, VX  # noqa: E402
-from imaginebench.envs.halfcheetah.legality import JOINT_RANGES, state_violations  # noqa: E402
+from imaginebench.envs.halfcheetah.layout import DX, JOINT_RANGES, JOINTS, STATE_DIM, VX, state_violations  # noqa: E402  # noqa: E402
 from imaginebench.envs.halfcheetah.phrasings import PHRASINGS  # noqa: E402
 from imaginebench.envs.halfcheetah.simulator import Cheetah  # noqa: E402
 

@@ -6,7 +6,8 @@ import pytest
 from imaginebench.envs.libero import DOMAIN, instruction_texts
 from imaginebench.envs.libero.layout import EEF, ENTITIES, STATE_DIM, compose_state, entity_slice, state_violations
 from imaginebench.envs.libero.phrasings import PHRASINGS
-from imaginebench.envs.libero.tasks import LEVEL_TASKS, LIFT, REACH_RADIUS, TASKS, reward, success_flags
+from imaginebench.envs.libero.tasks import LEVEL_TASKS, LIFT, REACH_RADIUS, TASKS, reward
+from imaginebench.envs.staged import staged_success_flags
 from imaginebench.levels import LEVELS
 
 UPRIGHT = [0.0, 0.0, 0.0, 1.0]
@@ -27,7 +28,7 @@ def state(eef=HOME, **moved) -> np.ndarray:
 
 
 def solved(task: str, *states) -> bool:
-    return bool(success_flags(TASKS[task], np.stack(states))[-1])
+    return bool(staged_success_flags(TASKS[task].stages, np.stack(states))[-1])
 
 
 def in_basket(name: str) -> np.ndarray:

@@ -7,7 +7,8 @@ from imaginebench.envs.metaworld import instruction_texts
 from imaginebench.envs.metaworld.composite import BUTTON_TRAVEL
 from imaginebench.envs.metaworld.layout import compose_state, entity_row
 from imaginebench.envs.metaworld.phrasings import PHRASINGS
-from imaginebench.envs.metaworld.tasks import HORIZON, LEVEL_TASKS, TASKS, TCP_OFFSET, success_flags
+from imaginebench.envs.metaworld.tasks import HORIZON, LEVEL_TASKS, TASKS, TCP_OFFSET
+from imaginebench.envs.staged import staged_success_flags
 from imaginebench.levels import LEVELS
 
 IDENTITY = [1.0, 0.0, 0.0, 0.0]
@@ -24,7 +25,7 @@ def state(target, hand=HAND, **entities) -> np.ndarray:
 
 
 def solved(task: str, *states) -> bool:
-    return bool(success_flags(TASKS[task], np.stack(states))[-1])
+    return bool(staged_success_flags(TASKS[task].stages, np.stack(states))[-1])
 
 
 def test_levels_hold_the_spec_tasks():
@@ -85,8 +86,8 @@ def coffee_states():
 
 def test_make_coffee_needs_mug_then_button_in_order():
     mug_goal, button_goal, mug_away, mug_placed, pressed = coffee_states()
-    flags = success_flags(
-        TASKS["make-coffee"],
+    flags = staged_success_flags(
+        TASKS["make-coffee"].stages,
         np.stack([state(mug_goal, **mug_away), state(mug_goal, **mug_placed), state(button_goal, **pressed)]),
     )
     assert flags.tolist() == [False, False, True]
@@ -113,8 +114,8 @@ def test_locked_door_open_needs_the_lock_first():
     unlocked_closed = dict(lock=unlock_target, handle=open_target + [0.2, 0.2, 0])
     unlocked_open = dict(lock=unlock_target, handle=open_target)
     assert not solved("locked-door-open", state(unlock_target, **locked), state(open_target, **locked))
-    flags = success_flags(
-        TASKS["locked-door-open"],
+    flags = staged_success_flags(
+        TASKS["locked-door-open"].stages,
         np.stack([state(unlock_target, **unlocked_closed), state(open_target, **unlocked_open)]),
     )
     assert flags.tolist() == [False, True]

@@ -3,7 +3,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from imaginebench.envs.babyai import DOMAIN
-from imaginebench.envs.babyai.world import (
+from imaginebench.envs.babyai.layout import (
     COLORS,
     OBJECTS,
     ROOM_CELLS,

@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from imaginebench.envs.clevr.tasks import START_GAP, sample_layout
-from imaginebench.envs.clevr.world import (
+from imaginebench.envs.clevr.layout import (
     BALL_RADIUS,
     CENTER_HIGH,
     CENTER_LOW,
@@ -19,6 +18,7 @@ from imaginebench.envs.clevr.world import (
     state_of,
     state_violations,
 )
+from imaginebench.envs.clevr.tasks import START_GAP, sample_layout
 
 LAYOUT = np.array([[-0.4, 0.0], [-0.1, 0.0], [0.2, 0.3], [0.4, 0.5], [0.0, 0.5]])
 
