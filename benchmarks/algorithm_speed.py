@@ -1,6 +1,6 @@
 """Gradient updates per second of every algorithm at batch 256, through Lightning as training runs them.
 
-    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu] [--compile] [--only CQL BCQ]
+    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu] [--compile] [--only DiscreteCQL CQL]
 
 Batches are random transitions with the dimensions of BabyAI-v0 (discrete) and MetaWorld-v0
 (continuous; 384-d MiniLM instruction embeddings), prepared once and served as fresh copies (losses
@@ -29,6 +29,8 @@ from modules.bc import BC
 from modules.bcq import BCQ
 from modules.combo import COMBO
 from modules.cql import CQL
+from modules.discrete_bcq import DiscreteBCQ
+from modules.discrete_cql import DiscreteCQL
 from modules.iql import IQL
 from modules.networks import TwoInputMLP
 from modules.prdc import PRDC
@@ -38,7 +40,7 @@ SPECS = {
     "discrete (BabyAI-v0)": {"state_dim": 16, "embedding_dim": 384, "action_kind": "discrete", "num_actions": 7},
     "continuous (MetaWorld-v0)": {"state_dim": 91, "embedding_dim": 384, "action_kind": "continuous", "action_dim": 4},
 }
-ALGORITHMS = {"discrete": [BC, CQL, BCQ, IQL], "continuous": [BC, CQL, BCQ, IQL, TD3BC, PRDC, COMBO]}
+ALGORITHMS = {"discrete": [BC, DiscreteCQL, DiscreteBCQ, IQL], "continuous": [BC, CQL, BCQ, IQL, TD3BC, PRDC, COMBO]}
 BATCH_SIZE = 256
 PRDC_DATASET_ROWS = 100_000
 
@@ -135,7 +137,7 @@ def main() -> None:
                 continue
             rate = updates_per_second(algorithm, env_spec, args.steps, args.device, args.compile)
             rows.append((kind, algorithm.__name__, rate))
-            print(f"{kind:26s} {algorithm.__name__:6s} {rate:8.1f} updates/s", flush=True)
+            print(f"{kind:26s} {algorithm.__name__:11s} {rate:8.1f} updates/s", flush=True)
     print(
         f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}{', compiled' if args.compile else ''}) |\n|---|---|---|"
     )

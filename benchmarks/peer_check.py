@@ -33,6 +33,8 @@ from imaginebench.storage import atomic_write_text
 from modules.bc import BC
 from modules.bcq import BCQ
 from modules.cql import CQL
+from modules.discrete_bcq import DiscreteBCQ
+from modules.discrete_cql import DiscreteCQL
 from modules.iql import IQL
 from modules.td3_bc import TD3BC
 
@@ -112,7 +114,11 @@ def d3rlpy_config(name: str, discrete: bool, batch_size: int, scaler=None):
     return factory() if factory is not None else None
 
 
-OURS = {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC}
+OURS = {
+    "discrete": {"BC": BC, "CQL": DiscreteCQL, "BCQ": DiscreteBCQ, "IQL": IQL},
+    "continuous": {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC},
+}
+"""Our class for each of d3rlpy's names, per action kind (d3rlpy's DiscreteCQL is our DiscreteCQL, and so on)."""
 
 
 def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
@@ -156,7 +162,7 @@ def train_ours(name: str, args, seed: int) -> tuple[object, float]:
         evaluation_batches=1,
     )
     data.setup("fit")
-    module = OURS[name](data.env_spec)
+    module = OURS[data.env_spec["action_kind"]][name](data.env_spec)
     stopwatch = Stopwatch(WARMUP_STEPS)
     trainer = pl.Trainer(
         max_steps=args.steps,

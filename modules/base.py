@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from lightning.pytorch import LightningModule
@@ -17,6 +17,7 @@ from torchrl.objectives.utils import TargetNetUpdater
 
 from imaginebench.datasets.episodes import SOURCES
 from imaginebench.env_spec import EnvSpec
+from imaginebench.errors import UserInputError
 from imaginebench.upstream.lightning_logging import lightning_logs_this_step
 
 
@@ -42,10 +43,19 @@ class OfflineRLModule(LightningModule):
 
     policy: TensorDictModuleBase
     target_updater: TargetNetUpdater | None = None
+    action_kinds: ClassVar[tuple[str, ...]] = ("discrete", "continuous")
+    """The action kinds the algorithm learns; one paper variant per class (``DiscreteBCQ`` and ``BCQ``)."""
+    other_action_kind: ClassVar[str] = ""
+    """The class of the same algorithm for the other action kind, named in the error for the wrong one."""
 
     def __init__(self, env_spec: dict, normalize_states: bool | None = None) -> None:
         super().__init__()
         self.env_spec = EnvSpec(**env_spec)
+        if self.env_spec.action_kind not in self.action_kinds:
+            raise UserInputError(
+                f"model.class_path: {type(self).__name__} learns {' or '.join(self.action_kinds)} actions and this "
+                f"env's are {self.env_spec.action_kind}; use {self.other_action_kind}"
+            )
         self.automatic_optimization = False
         self._speed_window: tuple[int, float] | None = None
         self.normalizes_states = not self.env_spec.is_discrete if normalize_states is None else normalize_states
@@ -81,12 +91,11 @@ class OfflineRLModule(LightningModule):
         with set_exploration_type(ExplorationType.DETERMINISTIC):
             return self.policy(observation).get("action")
 
-    def fill_unset_hparams(self, defaults: Mapping[str, Any]) -> None:
-        """Replace hyperparameters left ``None`` (defaults that depend on the action space) by
-        ``defaults``, in ``hparams`` itself, so checkpoints and logs record the value used."""
-        for name, default in defaults.items():
-            if self.hparams[name] is None:
-                self.hparams[name] = default
+    def bootstrapped(self, batch: TensorDictBase, next_value: Tensor) -> Tensor:
+        """The TD target ``r + γ (1 − terminated) V(s')`` (``hparams.gamma``): truncation at a time limit
+        still bootstraps, only ``terminated`` stops it."""
+        not_terminated = (~batch["next", "terminated"]).float()
+        return batch["next", "reward"] + self.hparams.gamma * not_terminated * next_value
 
     def make_target_updater(self, targets: Any, update_interval: int, tau: float) -> TargetNetUpdater:
         """``update_interval`` > 0: copy the targets every that many updates (DQN); 0: move them by

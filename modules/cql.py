@@ -1,5 +1,6 @@
-"""Conservative Q-Learning: Kumar, Zhou, Tucker & Levine (2020), "Conservative Q-Learning for
-Offline Reinforcement Learning", NeurIPS, arXiv:2006.04779."""
+"""Conservative Q-Learning for continuous actions: Kumar, Zhou, Tucker & Levine (2020), "Conservative
+Q-Learning for Offline Reinforcement Learning", NeurIPS, arXiv:2006.04779. Discrete actions:
+:class:`modules.discrete_cql.DiscreteCQL`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from typing import Any
 import torch
 from tensordict import TensorDictBase
 from torchrl.envs.utils import ExplorationType, set_exploration_type
-from torchrl.objectives import CQLLoss, DiscreteCQLLoss, ValueEstimators
+from torchrl.objectives import CQLLoss, ValueEstimators
 
-from imaginebench.upstream.torchrl_td0 import TargetNetworkTD0
 from modules.base import OfflineRLModule
 from modules.networks import (
     HIDDEN_SIZES,
@@ -19,15 +19,8 @@ from modules.networks import (
     action_spec,
     observation,
     q_critic,
-    q_value_actor,
     tanh_normal_actor,
 )
-
-KIND_DEFAULTS: dict[str, dict[str, float | int]] = {
-    "discrete": {"conservative_weight": 10.0, "target_update_interval": 500},
-    "continuous": {"conservative_weight": 5.0, "target_update_interval": 0},
-}
-"""What ``None`` means for the hyperparameters whose defaults depend on the action space."""
 
 
 class PerStateCQLLoss(CQLLoss):
@@ -81,41 +74,32 @@ class PerStateCQLLoss(CQLLoss):
 
 
 class CQL(OfflineRLModule):
-    """CQL(H): Q-learning plus ``conservative_weight · (log Σ_a exp Q(s, a) − Q(s, a_data))``
-    (Kumar et al. 2020, Eq. 4), so actions the data never shows cannot look better than its own.
+    """CQL(H) for continuous actions: SAC (a TanhNormal actor, two critics, a learned entropy temperature)
+    plus ``conservative_weight · (log Σ_a exp Q(s, a) − Q(s, a_data))`` (Kumar et al. 2020, Eq. 4), the
+    log-sum-exp estimated from ``num_action_samples`` uniform and policy actions per state, with d3rlpy CQL's
+    defaults (weight 5, actor lr 1e-4, critic lr 3e-4, τ 0.005).
 
-    Discrete actions: TorchRL's ``DiscreteCQLLoss`` on one Q-network whose greedy action is the
-    policy, as d3rlpy's DiscreteCQL (α = 10) in the original benchmark. Continuous actions:
-    TorchRL's ``CQLLoss``, i.e. SAC with a learned entropy temperature, a TanhNormal actor and two
-    critics, the log-sum-exp estimated from ``num_action_samples`` uniform and policy actions per
-    state, with d3rlpy CQL's defaults (weight 5, actor lr 1e-4, critic lr 3e-4, τ 0.005).
-
-    Departures from the original benchmark, on purpose: TD targets are discounted by ``gamma``
-    (its d3rlpy path trained undiscounted targets); the discrete Q-network learns at
-    ``critic_lr`` = 3e-4 rather than d3rlpy's 6.25e-5 (tuned for Atari at batch 32), so that a
-    small BabyAI problem trains in a few thousand updates, and its target network is copied every
-    ``target_update_interval`` = 500 updates rather than 8000 (CleanRL's DQN uses 500 on small
-    tasks); the continuous conservative weight is fixed (d3rlpy also scales it by a learned
-    Lagrange multiplier that starts at 1).
-
-    The continuous penalty comes from :class:`PerStateCQLLoss`, which replaces TorchRL 0.14.1's
-    estimator (see there) by the paper's, per state, at the same number of critic evaluations.
-
-    ``target_update_interval`` > 0 copies the target network every that many updates, 0 moves it
-    by ``tau`` towards the online one after every update. ``actor_lr``, ``temperature_lr`` and
-    ``num_action_samples`` apply to continuous actions only.
+    Departures from the original benchmark, on purpose: TD targets are discounted by ``gamma`` (its d3rlpy
+    path trained undiscounted targets); the conservative weight is fixed (d3rlpy also scales it by a learned
+    Lagrange multiplier that starts at 1). The penalty comes from :class:`PerStateCQLLoss`, which replaces
+    TorchRL 0.14.1's estimator (see there) by the paper's, per state, at the same number of critic
+    evaluations. ``target_update_interval`` > 0 copies the critics' targets every that many updates; 0 (the
+    default) moves them by ``tau`` after every update.
     """
+
+    action_kinds = ("continuous",)
+    other_action_kind = "modules.discrete_cql.DiscreteCQL"
 
     def __init__(
         self,
         env_spec: dict,
         gamma: float = 0.99,
-        conservative_weight: float | None = None,
+        conservative_weight: float = 5.0,
         critic_lr: float = 3e-4,
         actor_lr: float = 1e-4,
         temperature_lr: float = 1e-4,
         num_action_samples: int = 10,
-        target_update_interval: int | None = None,
+        target_update_interval: int = 0,
         tau: float = 0.005,
         hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
         activation: Activation = "relu",
@@ -123,32 +107,22 @@ class CQL(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        self.fill_unset_hparams(KIND_DEFAULTS[self.env_spec.action_kind])
-        if self.env_spec.is_discrete:
-            self.policy = q_value_actor(self.env_spec, hidden_sizes, activation)
-            self.loss = DiscreteCQLLoss(self.policy, action_space="categorical")
-            estimator = TargetNetworkTD0(gamma=gamma, value_network=self.policy)
-            estimator.set_keys(value=self.loss.tensor_keys.value)
-            self.loss.make_value_estimator(estimator)
-        else:
-            self.policy = tanh_normal_actor(self.env_spec, hidden_sizes, activation)
-            critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
-            # min_q_weight 1: the conservative weight is applied in training_step for both kinds.
-            self.loss = PerStateCQLLoss(
-                self.policy,
-                critics,
-                action_spec=action_spec(self.env_spec),
-                loss_function="l2",
-                min_q_weight=1.0,
-                num_random=num_action_samples,
-                action_bound=self.env_spec.action_bound,
-            )
-            self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
-        self.target_updater = self.make_target_updater(self.loss, self.hparams.target_update_interval, tau)
+        self.policy = tanh_normal_actor(self.env_spec, hidden_sizes, activation)
+        critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
+        # min_q_weight 1: the conservative weight is applied in training_step.
+        self.loss = PerStateCQLLoss(
+            self.policy,
+            critics,
+            action_spec=action_spec(self.env_spec),
+            loss_function="l2",
+            min_q_weight=1.0,
+            num_random=num_action_samples,
+            action_bound=self.env_spec.action_bound,
+        )
+        self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
+        self.target_updater = self.make_target_updater(self.loss, target_update_interval, tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
-        if self.env_spec.is_discrete:
-            return [{"params": self.loss.value_network_params.values(True, True), "lr": self.hparams.critic_lr}]
         return [
             {"params": self.loss.qvalue_network_params.values(True, True), "lr": self.hparams.critic_lr},
             {"params": self.loss.actor_network_params.values(True, True), "lr": self.hparams.actor_lr},
@@ -160,11 +134,10 @@ class CQL(OfflineRLModule):
 
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
         losses = self.losses(batch)
-        # Eq. 4: the Bellman error plus the weighted conservative gap.
+        # Eq. 4 (the Bellman error plus the weighted conservative gap) + Alg. 1 line 4: SAC's policy and
+        # temperature updates.
         loss = losses["loss_qvalue"] + self.hparams.conservative_weight * losses["loss_cql"]
-        if not self.env_spec.is_discrete:  # Alg. 1 line 4: SAC's policy and temperature updates
-            loss = loss + losses["loss_actor"] + losses["loss_alpha"]
-        self.gradient_step(loss)
+        self.gradient_step(loss + losses["loss_actor"] + losses["loss_alpha"])
         self.target_updater.step()
         self.log_train_metrics(losses)
         self.log_per_source("td_error", batch["td_error"], batch["source"])

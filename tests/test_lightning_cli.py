@@ -68,7 +68,7 @@ def imaginebench(*args: str) -> subprocess.CompletedProcess:
     return result
 
 
-@pytest.mark.parametrize("algo", ["bc", "cql", "bcq", "iql"])
+@pytest.mark.parametrize("algo", ["bc", "discrete_cql", "discrete_bcq", "iql"])
 def test_fit_collects_missing_data_trains_and_evaluates_every_level(tmp_path, tiny_imaginary_data_root, algo):
     result = imaginebench(
         "fit", "--config", f"lightning_config/babyai/{algo}.yaml", "--config", str(tiny_config(tmp_path))

@@ -114,15 +114,15 @@ def test_a_checkpoint_of_another_algorithm_is_refused_naming_both(tiny, tmp_path
     bc_checkpoint = tmp_path / "runs" / "tiny" / "bc-seed0" / "checkpoints" / "last.ckpt"
     with pytest.raises(
         UserInputError,
-        match=rf"--ckpt_path {bc_checkpoint} was written by modules.bc.BC; this config trains modules.cql.CQL",
+        match=rf"--ckpt_path {bc_checkpoint} was written by modules.bc.BC; this config trains modules.discrete_cql.DiscreteCQL",
     ):
-        fit("cql", tiny, "--ckpt_path", str(bc_checkpoint))
+        fit("discrete_cql", tiny, "--ckpt_path", str(bc_checkpoint))
     with pytest.raises(
         UserInputError,
         match=r"was written by modules.bc.BC; this config trains modules.grounding.model.GroundingModule",
     ):
         run_grounding_cli(["--config", str(tiny_grounding_config(tmp_path)), "--ckpt_path", str(bc_checkpoint)])
-    assert not (tmp_path / "runs" / "tiny" / "cql-seed0").exists()
+    assert not (tmp_path / "runs" / "tiny" / "discrete_cql-seed0").exists()
 
 
 def test_ckpt_path_last_without_an_earlier_run_is_an_error(tiny, tmp_path):

@@ -8,7 +8,7 @@ import lightning.pytorch as pl
 import torch
 from torchrl.objectives import ValueEstimators
 
-from modules.cql import CQL
+from modules.discrete_cql import DiscreteCQL
 from tests.modules.synthetic import DISCRETE, InstructionBandit
 
 
@@ -16,7 +16,7 @@ def test_torchrl_discrete_cql_still_bootstraps_from_the_online_network():
     """Why TargetNetworkTD0 exists: with TorchRL's own TD0 estimator, DiscreteCQLLoss's target ignores
     the target network (here made different from the online one)."""
     torch.manual_seed(0)
-    module = CQL(DISCRETE, gamma=0.9)
+    module = DiscreteCQL(DISCRETE, gamma=0.9)
     module.loss.make_value_estimator(ValueEstimators.TD0, gamma=0.9)  # TorchRL's, not ours
     target_net = copy.deepcopy(module.policy)  # the target network keeps these weights
     with torch.no_grad():

@@ -101,9 +101,15 @@ def fit(
     return trainer
 
 
-def success_after_training(algorithm: type[pl.LightningModule], env_spec: dict, max_steps: int) -> float:
+def success_after_training(
+    algorithm: type[pl.LightningModule], env_spec: dict, max_steps: int, **hyperparameters
+) -> float:
     """:meth:`InstructionBandit.success_rate` of ``algorithm`` (small networks) after ``max_steps`` seeded updates."""
     pl.seed_everything(0)
     bandit = InstructionBandit(env_spec)
-    module = fit(algorithm(env_spec, **SMALL), bandit.batch, max_steps=max_steps).lightning_module
+    module = fit(algorithm(env_spec, **SMALL, **hyperparameters), bandit.batch, max_steps=max_steps).lightning_module
     return bandit.success_rate(module)
+
+
+def last_layer(network: torch.nn.Module) -> torch.nn.Linear:
+    return [layer for layer in network.modules() if isinstance(layer, torch.nn.Linear)][-1]

@@ -10,6 +10,8 @@ from modules.bc import BC
 from modules.bcq import BCQ
 from modules.combo import COMBO
 from modules.cql import CQL
+from modules.discrete_bcq import DiscreteBCQ
+from modules.discrete_cql import DiscreteCQL
 from modules.iql import IQL
 from modules.prdc import PRDC
 from modules.td3_bc import TD3BC
@@ -18,7 +20,7 @@ from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBand
 FAST = {"COMBO": {"num_dynamics_models": 2, "num_action_samples": 2}, "BCQ": {"num_candidates": 4}}
 """Smaller settings that keep the per-algorithm checks quick."""
 CASES = [
-    *[(algorithm, DISCRETE) for algorithm in (BC, CQL, BCQ, IQL)],
+    *[(algorithm, DISCRETE) for algorithm in (BC, DiscreteCQL, DiscreteBCQ, IQL)],
     *[(algorithm, CONTINUOUS) for algorithm in (BC, CQL, BCQ, IQL, TD3BC, PRDC, COMBO)],
 ]
 CASE_IDS = [f"{algorithm.__name__}-{spec['action_kind']}" for algorithm, spec in CASES]
@@ -80,11 +82,7 @@ def test_one_global_step_per_batch_and_checkpoint_round_trip(algorithm, env_spec
         assert restored.target_updater.state_dict() == module.target_updater.state_dict()
 
 
-SOFT_UPDATES = [
-    (algorithm, spec)
-    for algorithm, spec in CASES
-    if algorithm in (IQL, TD3BC, PRDC, COMBO) or (algorithm in (BCQ, CQL) and spec is CONTINUOUS)
-]
+SOFT_UPDATES = [(algorithm, spec) for algorithm, spec in CASES if algorithm in (IQL, TD3BC, PRDC, COMBO, BCQ, CQL)]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +133,7 @@ def test_normalisation_uses_the_given_statistics_in_batches_and_in_act():
 def test_logs_updates_per_second_and_per_source_diagnostics(tmp_path):
     bandit = InstructionBandit(DISCRETE)
     logger = CSVLogger(tmp_path, name="run")
-    fit(CQL(DISCRETE, **SMALL), lambda: bandit.batch(16), max_steps=6, logger=logger, log_every_n_steps=2)
+    fit(DiscreteCQL(DISCRETE, **SMALL), lambda: bandit.batch(16), max_steps=6, logger=logger, log_every_n_steps=2)
     with open(f"{logger.log_dir}/metrics.csv") as file:
         rows = list(csv.DictReader(file))
     logged = {key for row in rows for key, value in row.items() if value}
