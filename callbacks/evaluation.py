@@ -10,6 +10,7 @@ from lightning.pytorch.utilities import rank_zero_only
 
 from imaginebench.evaluation import LevelResult, evaluate_level, format_level_table
 from imaginebench.levels import LEVELS, resolve_level
+from imaginebench.provenance import source_commit
 from imaginebench.storage import atomic_write_text
 
 
@@ -98,7 +99,10 @@ class SuccessRateEvaluation(pl.Callback):
             "epoch": trainer.current_epoch,
             "global_step": trainer.global_step,
             "episodes_per_task": self.episodes_per_task,
+            "batch_size": getattr(data, "batch_size", None),
             "seed": self.seed,
+            "commit": source_commit(),
+            "datasets": getattr(data, "dataset_paths", None),
             "levels": {level: result.to_dict() for level, result in self.latest.items()},
             "history": self.history,
         }

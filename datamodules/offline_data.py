@@ -139,6 +139,8 @@ class OfflineDataModule(LightningDataModule):
             self.instruction_encoder = InstructionEncoder(encoder, pooling)
         self.real_dataset: EpisodeDataset | None = None
         self.imaginary_dataset: EpisodeDataset | None = None
+        self.dataset_paths: dict[str, list[str]] = {}
+        """The datasets setup loaded, per source (recorded in results.json)."""
         self.real_tasks: list[str] = []
         self.tasks: list[str] = []
         self.sampler: MixedSampler | None = None
@@ -156,8 +158,12 @@ class OfflineDataModule(LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.sampler is not None:
             return
-        self.real_dataset = self._load("real", real_dataset_paths(self.env_id, self.real, self.real_levels))
-        self.imaginary_dataset = self._load("imaginary", self.imaginary + self._default_imaginary())
+        self.dataset_paths = {
+            "real": real_dataset_paths(self.env_id, self.real, self.real_levels),
+            "imaginary": self.imaginary + self._default_imaginary(),
+        }
+        self.real_dataset = self._load("real", self.dataset_paths["real"])
+        self.imaginary_dataset = self._load("imaginary", self.dataset_paths["imaginary"])
         self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
         imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []
         self.tasks = list(dict.fromkeys(self.real_tasks + imaginary_tasks))

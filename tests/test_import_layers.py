@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "imaginebench.errors",
             "imaginebench.storage",
+            "imaginebench.provenance",
             "imaginebench.locks",
             "imaginebench.assets",
             "imaginebench.checkpoints",
@@ -43,7 +44,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("buffers", ("datamodules",)),
     ("module", ("modules",)),
-    ("callback", ("callbacks", "imaginebench.results")),
+    ("callback", ("callbacks", "imaginebench.report")),
     ("entry points", ("imaginebench.commands", "imaginebench.benchmark", "imaginebench")),
 ]
 

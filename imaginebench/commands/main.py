@@ -31,6 +31,11 @@ Imaginary rollouts (KALM):
   pipeline         collect -> ground -> imagine -> quality -> fit -> results:
                    imaginebench pipeline --env BabyAI-v0
 
+Results:
+  report     the results page from stored runs (generated, never edited by hand):
+             imaginebench report benchmarks/results/runs --quality benchmarks/results/quality/*.json
+                 --peers benchmarks/results/peer_*.json --out docs/results.md
+
 A mistake in a file, field or option prints one line and exits 1; IMAGINEBENCH_DEBUG=1 shows its traceback.
 """
 
@@ -67,6 +72,8 @@ def run_command(command: str, rest: list[str]) -> None:
         imagine_main(rest)
     elif command == "rollout-quality":
         quality_main(rest)
+    elif command == "report":
+        report_main(rest)
     elif command == "pipeline":
         from imaginebench.commands.pipeline import pipeline_main
 
@@ -179,6 +186,9 @@ def quality_main(argv: list[str]) -> None:
     )
     parser.add_argument("datasets", nargs="+", help="dataset directories (imaginary or real)")
     parser.add_argument("--out", help="also write the full report (with per-rollout checks) to this JSON file")
+    parser.add_argument(
+        "--summary-only", action="store_true", help="--out without the per-rollout checks (small, for storing)"
+    )
     args = parser.parse_args(argv)
 
     from imaginebench.datasets import load_episodes
@@ -189,8 +199,34 @@ def quality_main(argv: list[str]) -> None:
     reports = [quality_report(load_episodes(path), progress=True) for path in args.datasets]
     print(format_quality_table(reports))
     if args.out:
+        if args.summary_only:
+            reports = [{key: value for key, value in report.items() if key != "rollouts"} for report in reports]
         write_quality_report(reports, args.out)
         print(f"wrote {args.out}")
+
+
+def report_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="imaginebench report", description="Generate the results page from stored result files."
+    )
+    parser.add_argument("runs", nargs="+", help="directories holding run directories (results.json, config.yaml)")
+    parser.add_argument("--quality", nargs="*", default=[], help="rollout-quality JSON reports")
+    parser.add_argument("--peers", nargs="*", default=[], help="benchmarks/peer_check.py results (peer_<env>.json)")
+    parser.add_argument("--out", default="docs/results.md", help="the Markdown page; plots are written beside it")
+    return parser
+
+
+def report_main(argv: list[str]) -> None:
+    args = report_parser().parse_args(argv)
+
+    from pathlib import Path
+
+    from imaginebench.report import write_report
+
+    command = "imaginebench report " + " ".join(argv)
+    runs, quality, peers = ([Path(name) for name in names] for names in (args.runs, args.quality, args.peers))
+    for path in write_report(runs, Path(args.out), quality, peers, command):
+        print(f"wrote {path}")
 
 
 def _cuda() -> bool:

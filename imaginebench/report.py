@@ -1,0 +1,230 @@
+"""``imaginebench report``: the results page, generated from stored result files and never edited by hand.
+
+Inputs are the files runs and benchmarks write: each run's ``results.json`` (with its ``config.yaml`` beside it),
+``rollout-quality`` reports, and ``benchmarks/peer_check.py``'s ``peer_<env>.json``. Runs are grouped by their
+directory with the seed part removed (``.../babyai-bc-real/seed0`` and ``.../seed1`` form one group), so a
+group is one configuration over seeds. The confidence interval is Student's t over seeds (few seeds, no
+bootstrap); a group of one seed shows its mean only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from imaginebench.errors import UserInputError
+from imaginebench.levels import LEVELS
+from imaginebench.storage import atomic_write_text
+
+SEED_PART = re.compile(r"^(?:(?P<prefix>.+)-)?seed\d+$")
+
+
+@dataclass(frozen=True)
+class Run:
+    group: str
+    results: dict[str, Any]
+    config: dict[str, Any]
+
+
+def run_group(run_dir: Path, root: Path) -> str:
+    """``root/<group>/seed<k>`` → ``<group>``; ``root/<env>/<algo>-seed<k>`` → ``<env>/<algo>``."""
+    parts = list(run_dir.relative_to(root).parts) if run_dir != root else [run_dir.name]
+    match = SEED_PART.match(parts[-1])
+    if match:
+        parts = parts[:-1] + ([match["prefix"]] if match["prefix"] else [])
+    return "/".join(parts) or run_dir.name
+
+
+def find_runs(roots: list[Path]) -> list[Run]:
+    runs = []
+    for root in roots:
+        if not root.is_dir():
+            raise UserInputError(f"{root}: no such directory of runs")
+        for path in sorted(root.rglob("results.json")):
+            config_path = path.parent / "config.yaml"
+            config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
+            try:
+                results = json.loads(path.read_text())
+                results["levels"]
+            except (json.JSONDecodeError, KeyError) as error:
+                raise UserInputError(f"{path}: not a results.json written by a run ({error})") from error
+            runs.append(Run(run_group(path.parent, root), results, config or {}))
+    if not runs:
+        raise UserInputError(f"no results.json under {', '.join(map(str, roots))}")
+    return runs
+
+
+def mean_and_interval(values: list[float]) -> tuple[float, float | None]:
+    """Mean and the half-width of its 95 % Student-t interval (``None`` for one value)."""
+    from scipy.stats import t
+
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, float(t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values)))
+
+
+def percent(values: list[float]) -> str:
+    mean, half_width = mean_and_interval([100 * v for v in values])
+    return f"{mean:.1f}" if half_width is None else f"{mean:.1f} ± {half_width:.1f}"
+
+
+def data_description(config: dict[str, Any]) -> str:
+    """What a run trained on, from its config: real data (levels, or dataset folders by name), imaginary levels
+    and datasets with the filter that kept them, and the mix."""
+    data = config.get("data", {})
+    real = ", ".join([*data.get("real_levels", []), *(Path(path).name for path in data.get("real", []))]) or "–"
+    imaginary = ", ".join([*data.get("imaginary_levels", []), *(Path(path).name for path in data.get("imaginary", []))])
+    if not imaginary or data.get("mix_ratio_real") == 1.0:
+        return f"real {real}"
+    mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"
+    kept = f", kept: {'+'.join(data['imaginary_filter'])}" if data.get("imaginary_filter") else ""
+    return f"real {real}; imaginary {imaginary}{kept}; {mix}"
+
+
+def run_table(runs: list[Run]) -> list[str]:
+    groups: dict[str, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(run.group, []).append(run)
+    lines = [
+        "| run group | algorithm | data | seeds | updates × batch | episodes per task | " + " | ".join(LEVELS) + " |",
+        "|---|---|---|---:|---|---:|" + "---:|" * len(LEVELS),
+    ]
+    for group, members in groups.items():
+        first = members[0]
+        batch = first.config.get("data", {}).get("batch_size", "?")
+        levels = [
+            percent([m.results["levels"][level]["success_rate"] for m in members if level in m.results["levels"]])
+            if all(level in m.results["levels"] for m in members)
+            else "–"
+            for level in LEVELS
+        ]
+        lines.append(
+            f"| {group} | {first.results['algorithm']} | {data_description(first.config)} | {len(members)} | "
+            f"{first.results['global_step']:,} × {batch} | {first.results['episodes_per_task']} | "
+            + " | ".join(levels)
+            + " |"
+        )
+    return lines
+
+
+def plot_runs(runs: list[Run], path: Path) -> None:
+    """Success per level with 95 % intervals, one bar per run group."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups: dict[str, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(run.group, []).append(run)
+    figure, axis = plt.subplots(figsize=(10, 5))
+    width = 0.8 / len(groups)
+    for index, (group, members) in enumerate(groups.items()):
+        stats = [
+            mean_and_interval([100 * m.results["levels"].get(level, {}).get("success_rate", 0.0) for m in members])
+            for level in LEVELS
+        ]
+        axis.bar(
+            [k + index * width for k in range(len(LEVELS))],
+            [mean for mean, _ in stats],
+            width,
+            yerr=[half or 0.0 for _, half in stats],
+            label=group,
+            capsize=2,
+        )
+    axis.set_xticks([k + 0.4 - width / 2 for k in range(len(LEVELS))], LEVELS)
+    axis.set_ylabel("success (%)")
+    axis.set_ylim(0, 100)
+    axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2, frameon=False)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def quality_table(reports: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| env | level | rollouts | goal consistency | one-step transition error | drift | illegal states | mean length |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for report in reports:
+        overall = report["overall"]
+        one_step = overall["one_step_error_rate"]
+        lines.append(
+            f"| {report['env_id']} | {report['level']} | {overall['rollouts']} | {overall['goal_consistency']:.1%} | "
+            f"{'n/a' if one_step is None else f'{one_step:.1%}'} | {overall['drift_error_rate']:.1%} | "
+            f"{overall['illegal_state_rate']:.1%} | {overall['mean_length']:.1f} |"
+        )
+    return lines
+
+
+PEER_HEADER = [
+    "| env | algorithm | updates × batch | seeds | ours: train success | d3rlpy: train success |",
+    "|---|---|---|---:|---:|---:|",
+]
+
+
+def peer_rows(env_id: str, peers: dict[str, Any]) -> list[str]:
+    lines = []
+    for algorithm, entry in peers.items():
+        settings, runs = entry["settings"], entry["runs"]
+        lines.append(
+            f"| {env_id} | {algorithm} | {settings['steps']:,} × {settings['batch_size']} | {len(settings['seeds'])} | "
+            f"{percent([r[0] for r in runs['ours']])} | {percent([r[0] for r in runs['d3rlpy']])} |"
+        )
+    return lines
+
+
+def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
+    loaded = []
+    for path in paths:
+        try:
+            loaded.append((path, json.loads(path.read_text())))
+        except (OSError, json.JSONDecodeError) as error:
+            raise UserInputError(f"{path}: cannot read ({error})") from error
+    return loaded
+
+
+def write_report(run_roots: list[Path], out: Path, quality: list[Path], peers: list[Path], command: str) -> list[Path]:
+    """Write ``out`` and one plot per env beside it; returns the files written."""
+    runs = find_runs(run_roots)
+    lines = [
+        "# Results",
+        "",
+        f"<!-- Generated by `{command}`; do not edit: change the stored result files and run it again. -->",
+        "",
+        "Success per level (%) in the real environments: mean ± the half-width of the 95 % Student-t interval over "
+        "seeds. Each run group is one configuration; its data column is read from the stored `config.yaml`.",
+    ]
+    written = [out]
+    for env_id in sorted({run.results["env_id"] for run in runs}):
+        env_runs = [run for run in runs if run.results["env_id"] == env_id]
+        plot = out.with_name(f"{out.stem}-{env_id}.png")
+        plot_runs(env_runs, plot)
+        written.append(plot)
+        commits = sorted({str(run.results.get("commit") or "not recorded") for run in env_runs})
+        lines += ["", f"## {env_id}", "", *run_table(env_runs), "", f"Source commit(s): {', '.join(commits)}."]
+        lines += ["", f"![success per level, {env_id}]({plot.name})"]
+    if quality:
+        reports = [report for _, content in read_json_files(quality) for report in content]
+        lines += ["", "## Imaginary rollouts", "", "Replayed in the simulator (`imaginebench rollout-quality`).", ""]
+        lines += quality_table(reports)
+    if peers:
+        lines += ["", "## Checks against d3rlpy", "", "Train-level success, `benchmarks/peer_check.py`.", ""]
+        lines += PEER_HEADER + [
+            row for path, content in read_json_files(peers) for row in peer_rows(peer_env(path), content)
+        ]
+    atomic_write_text("\n".join(lines) + "\n", out)
+    return written
+
+
+def peer_env(path: Path) -> str:
+    """``peer_<env>.json`` → ``<env>``."""
+    return path.stem.removeprefix("peer_")
