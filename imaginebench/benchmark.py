@@ -18,7 +18,6 @@ from imaginebench.commands.imagine import find_or_imagine
 from imaginebench.datasets.episodes import EpisodeDataset, check_metadata, load_episodes
 from imaginebench.datasets.legacy import to_padded_arrays
 from imaginebench.datasets.locations import default_dataset_dir
-from imaginebench.instructions import DEFAULT_ENCODER
 from imaginebench.instructions.encoder import encoder_arguments
 from imaginebench.levels import resolve_level
 from imaginebench.registry import env_ids, get_domain
@@ -50,20 +49,12 @@ class BenchmarkEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return get_dataset(env.env_id, level or env.level, env.instructions.encoder_id, data_dir=data_dir)
 
 
-def make(
-    env_id: str,
-    level: str = "train",
-    task: str | None = None,
-    encoder: str = DEFAULT_ENCODER,
-    pooling: str = "mean",
-    **env_kwargs,
-) -> BenchmarkEnv:
-    """Create a benchmark env for one level (optionally restricted to one task), with ``get_dataset``.
-
-    ``env_kwargs`` (e.g. ``render_mode="rgb_array"``) go to the domain's env. ``gymnasium.make(
-    "imaginebench/<env_id>", level=...)`` gives the same env inside gymnasium's usual wrappers.
-    """
-    return BenchmarkEnv(make_env(env_id, level, task, encoder, pooling, **env_kwargs))
+def make(env_id: str, level: str = "train", **options: Any) -> BenchmarkEnv:
+    """Create a benchmark env for one level, with ``get_dataset``; ``options`` are those of
+    :func:`imaginebench.registry.make` (``task``, ``encoder``, ``pooling``, the domain env's own keywords such as
+    ``render_mode``). ``gymnasium.make("imaginebench/<env_id>", level=...)`` gives the same env inside gymnasium's
+    usual wrappers."""
+    return BenchmarkEnv(make_env(env_id, level, **options))
 
 
 def get_dataset(
