@@ -32,6 +32,7 @@ Imaginary rollouts (KALM):
                    imaginebench pipeline --env BabyAI-v0
 
 Results:
+  sweep      a grid of fit runs on Ray Tune (resumable): imaginebench sweep --config sweeps/babyai-main.yaml --workers 2
   report     the results page from stored runs (generated, never edited by hand):
              imaginebench report benchmarks/results/runs --quality benchmarks/results/quality/*.json
                  --peers benchmarks/results/peer_*.json --out docs/results.md
@@ -74,6 +75,8 @@ def run_command(command: str, rest: list[str]) -> None:
         quality_main(rest)
     elif command == "report":
         report_main(rest)
+    elif command == "sweep":
+        sweep_main(rest)
     elif command == "pipeline":
         from imaginebench.commands.pipeline import pipeline_main
 
@@ -233,3 +236,31 @@ def _cuda() -> bool:
     import torch
 
     return torch.cuda.is_available()
+
+
+def sweep_main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(
+        prog="imaginebench sweep", description="Run a grid of fit runs (config × data variant × seed) on Ray Tune."
+    )
+    parser.add_argument("--config", required=True, help="sweep file (sweeps/<name>.yaml)")
+    parser.add_argument("--workers", type=int, default=1, help="cells run at once (local Ray: workers × threads CPUs)")
+    parser.add_argument("--threads", type=int, default=1, help="intra-op threads per cell (OMP_NUM_THREADS)")
+    parser.add_argument("--address", default=None, help="a running Ray cluster (default: start a local Ray)")
+    parser.add_argument(
+        "--out", default=None, help="run directories (default: the file's out, else runs/sweeps/<name>)"
+    )
+    args = parser.parse_args(argv)
+
+    from pathlib import Path
+
+    from imaginebench.commands.sweep import read_sweep, run_sweep
+    from imaginebench.errors import check_at_least
+
+    check_at_least(1, {"--workers": args.workers, "--threads": args.threads})
+    outcome = run_sweep(read_sweep(Path(args.config), args.out), args.workers, args.threads, args.address)
+    print(
+        f"sweep: {len(outcome['done'])} cells done, {len(outcome['skipped'])} finished before, "
+        f"{len(outcome['failed'])} failed{': ' + ', '.join(outcome['failed']) if outcome['failed'] else ''}"
+    )
+    if outcome["failed"]:
+        sys.exit(1)
