@@ -1,4 +1,4 @@
-"""Episode loops shared by the ``*_task_success.py`` benchmarks: one protocol for every domain.
+"""Episode loops of ``task_success.py`` and the other benchmarks that play policies: one protocol for every domain.
 
 Episode ``k`` of a task uses reset seed ``seed + k``; a policy is built fresh per episode by
 ``make_policy(seed, k)`` (the random policies seed their generator with ``(seed, k)``).
@@ -47,9 +47,22 @@ def uniform_discrete(num_actions: int) -> PolicyFactory:
     return make_policy
 
 
-def discrete_expert_and_random(domain) -> dict[str, PolicyFactory]:
-    """The domain's scripted expert (a fresh one per episode) and uniformly random actions."""
-    return {"expert": lambda _seed, _episode: domain.expert(), "random": uniform_discrete(domain.num_actions)}
+def uniform_continuous(action_dim: int) -> PolicyFactory:
+    def make_policy(seed: int, episode: int) -> Callable:
+        rng = np.random.default_rng([seed, episode])
+        return lambda _env: rng.uniform(-1.0, 1.0, action_dim).astype(np.float32)
+
+    return make_policy
+
+
+def domain_policies(domain) -> dict[str, PolicyFactory]:
+    """The domain's expert (a fresh one per episode), uniformly random actions and, for continuous actions,
+    zero actions (standing still must not solve a task either)."""
+    expert: PolicyFactory = lambda _seed, _episode: domain.expert()  # noqa: E731
+    if domain.action_kind == "discrete":
+        return {"expert": expert, "random": uniform_discrete(domain.num_actions)}
+    zero = np.zeros(domain.action_dim, dtype=np.float32)
+    return {"expert": expert, "random": uniform_continuous(domain.action_dim), "zero": lambda _s, _e: lambda _env: zero}
 
 
 def measure_task(

@@ -49,12 +49,12 @@ class BenchmarkEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return get_dataset(env.env_id, level or env.level, env.instructions.encoder_id, data_dir=data_dir)
 
 
-def make(env_id: str, level: str = "train", **options: Any) -> BenchmarkEnv:
-    """Create a benchmark env for one level, with ``get_dataset``; ``options`` are those of
-    :func:`imaginebench.registry.make` (``task``, ``encoder``, ``pooling``, the domain env's own keywords such as
-    ``render_mode``). ``gymnasium.make("imaginebench/<env_id>", level=...)`` gives the same env inside gymnasium's
+def make(env_id: str, level: str = "train", task: str | None = None, **options: Any) -> BenchmarkEnv:
+    """Create a benchmark env for one level (optionally one task), with ``get_dataset``; ``options`` are those of
+    :func:`imaginebench.registry.make` (``encoder``, ``pooling``, the domain env's own keywords such as
+    ``render_mode``). Attributes are read from the domain's env (``env.unwrapped`` is that env itself). ``gymnasium.make("imaginebench/<env_id>", level=...)`` gives the same env inside gymnasium's
     usual wrappers."""
-    return BenchmarkEnv(make_env(env_id, level, **options))
+    return BenchmarkEnv(make_env(env_id, level, task, **options))
 
 
 def get_dataset(

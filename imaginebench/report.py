@@ -48,6 +48,8 @@ def find_runs(roots: list[Path]) -> list[Run]:
         if not root.is_dir():
             raise UserInputError(f"{root}: no such directory of runs")
         for path in sorted(root.rglob("results.json")):
+            if path.parent.name in ("validate", "test"):  # a checkpoint's re-evaluation, not a run of its own
+                continue
             config_path = path.parent / "config.yaml"
             config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
             try:
@@ -89,17 +91,32 @@ def data_description(config: dict[str, Any]) -> str:
     return f"real {real}; imaginary {imaginary}{kept}; {mix}"
 
 
-def run_table(runs: list[Run]) -> list[str]:
+def grouped(runs: list[Run]) -> dict[str, list[Run]]:
+    """Runs by group; the seeds of a group must share env, algorithm, budget and data, or the mean means nothing."""
     groups: dict[str, list[Run]] = {}
     for run in runs:
         groups.setdefault(run.group, []).append(run)
+    for group, members in groups.items():
+        shapes = {
+            (m.results["env_id"], m.results["algorithm"], m.results["global_step"], data_description(m.config))
+            for m in members
+        }
+        if len(shapes) > 1:
+            raise UserInputError(
+                f"run group {group}: its seeds differ in env, algorithm, updates or data: {sorted(shapes)}"
+            )
+    return groups
+
+
+def run_table(runs: list[Run]) -> list[str]:
+    groups = grouped(runs)
     lines = [
         "| run group | algorithm | data | seeds | updates × batch | episodes per task | " + " | ".join(LEVELS) + " |",
         "|---|---|---|---:|---|---:|" + "---:|" * len(LEVELS),
     ]
     for group, members in groups.items():
         first = members[0]
-        batch = first.config.get("data", {}).get("batch_size", "?")
+        batch = first.results.get("batch_size") or first.config.get("data", {}).get("batch_size", "?")
         levels = [
             percent([m.results["levels"][level]["success_rate"] for m in members if level in m.results["levels"]])
             if all(level in m.results["levels"] for m in members)
@@ -122,14 +139,14 @@ def plot_runs(runs: list[Run], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups: dict[str, list[Run]] = {}
-    for run in runs:
-        groups.setdefault(run.group, []).append(run)
+    groups = grouped(runs)
     figure, axis = plt.subplots(figsize=(10, 5))
     width = 0.8 / len(groups)
     for index, (group, members) in enumerate(groups.items()):
         stats = [
-            mean_and_interval([100 * m.results["levels"].get(level, {}).get("success_rate", 0.0) for m in members])
+            mean_and_interval([100 * m.results["levels"][level]["success_rate"] for m in members])
+            if all(level in m.results["levels"] for m in members)
+            else (math.nan, None)  # not evaluated: no bar, as the table shows "–"
             for level in LEVELS
         ]
         axis.bar(
@@ -177,7 +194,8 @@ def peer_rows(env_id: str, peers: dict[str, Any]) -> list[str]:
         settings, runs = entry["settings"], entry["runs"]
         lines.append(
             f"| {env_id} | {algorithm} | {settings['steps']:,} × {settings['batch_size']} | {len(settings['seeds'])} | "
-            f"{percent([r[0] for r in runs['ours']])} | {percent([r[0] for r in runs['d3rlpy']])} |"
+            f"{percent([r[0] for r in runs['ours']]) if runs.get('ours') else '–'} | "
+            f"{percent([r[0] for r in runs['d3rlpy']]) if runs.get('d3rlpy') else '–'} |"
         )
     return lines
 

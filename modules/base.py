@@ -54,7 +54,7 @@ class OfflineRLModule(LightningModule):
         if self.env_spec.action_kind not in self.action_kinds:
             raise UserInputError(
                 f"model.class_path: {type(self).__name__} learns {' or '.join(self.action_kinds)} actions and this "
-                f"env's are {self.env_spec.action_kind}; use {self.other_action_kind}"
+                f"env's are {self.env_spec.action_kind}; use {self.other_action_kind or 'another algorithm (docs/algorithms.md)'}"
             )
         self.automatic_optimization = False
         self._speed_window: tuple[int, float] | None = None

@@ -46,6 +46,8 @@ class COMBO(OfflineRLModule):
     and the loss mixes real and model rows by weight, not by batch composition.
     """
 
+    action_kinds = ("continuous",)
+
     def __init__(
         self,
         env_spec: dict,
@@ -67,8 +69,6 @@ class COMBO(OfflineRLModule):
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
         spec = self.env_spec
-        if spec.is_discrete:
-            raise ValueError("COMBO needs continuous actions; the env spec has discrete ones")
         if not 0.0 <= real_data_ratio <= 1.0:
             raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
         self.policy = self.actor = tanh_normal_actor(spec, hidden_sizes, activation)

@@ -25,6 +25,8 @@ class TD3BC(OfflineRLModule):
     actor entirely (its moments do not decay either), as a separate actor optimizer would.
     """
 
+    action_kinds = ("continuous",)
+
     def __init__(
         self,
         env_spec: dict,
@@ -42,8 +44,6 @@ class TD3BC(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        if self.env_spec.is_discrete:
-            raise ValueError(f"{type(self).__name__} needs continuous actions; the env spec has discrete ones")
         self.policy = self.actor = deterministic_actor(self.env_spec, hidden_sizes, activation)
         critics = [q_critic(self.env_spec, hidden_sizes, activation) for _ in range(2)]
         self.loss = TD3BCLoss(

@@ -50,6 +50,17 @@ def test_runs_are_grouped_over_seeds_with_student_t_intervals(tmp_path):
     assert written == [out, tmp_path / "docs" / "results-BabyAI-v0.png"] and written[1].stat().st_size > 0
 
 
+def test_re_evaluations_are_not_runs_and_a_group_must_agree_with_itself(tmp_path):
+    root = tmp_path / "runs"
+    store_run(root / "real" / "seed0", dict.fromkeys(LEVEL_NAMES, 0.5))
+    store_run(root / "real" / "seed0" / "validate", dict.fromkeys(LEVEL_NAMES, 0.9))
+    write_report([root], tmp_path / "out.md", [], [], "x")
+    assert "| real | BC | real train | 1 |" in (tmp_path / "out.md").read_text()
+    store_run(root / "real" / "seed1", dict.fromkeys(LEVEL_NAMES, 0.5), {"imaginary_levels": ["easy"]})
+    with pytest.raises(UserInputError, match="run group real: its seeds differ"):
+        write_report([root], tmp_path / "out.md", [], [], "x")
+
+
 def test_the_interval_matches_the_t_distribution():
     mean, half_width = mean_and_interval([0.2, 0.4, 0.6])
     assert mean == pytest.approx(0.4) and half_width == pytest.approx(4.302653 * 0.2 / 3**0.5, rel=1e-5)
@@ -105,7 +116,10 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
     settings = {"steps": 2000, "batch_size": 256, "seeds": [0, 1]}
     peers.write_text(
         json.dumps(
-            {"BCQ": {"settings": settings, "runs": {"ours": [[0.4, 1], [0.4, 2]], "d3rlpy": [[0.2, 1], [0.1, 2]]}}}
+            {
+                "BCQ": {"settings": settings, "runs": {"ours": [[0.4, 1], [0.4, 2]], "d3rlpy": [[0.2, 1], [0.1, 2]]}},
+                "IQL": {"settings": settings, "runs": {"ours": [[0.5, 1], [0.5, 2]]}},  # d3rlpy has no discrete IQL
+            }
         )
     )
     out = tmp_path / "results.md"
@@ -113,4 +127,5 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
     page = out.read_text()
     assert "| BabyAI-v0 | rephrase | 700 | 55.9% | n/a | 72.1% | 40.3% | 27.1 |" in page
     assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 15.0 ± 63.5 |" in page
+    assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – |" in page
     assert f"wrote {out}" in capsys.readouterr().out

@@ -65,7 +65,8 @@ def test_the_grid_is_every_config_variant_and_seed(tmp_path):
     sweep = read_sweep(path)
     assert len(sweep.cells) == 12 and sweep.out == (Path("runs") / "sweeps" / "grid").resolve()
     cell = sweep.cells[0]
-    assert (cell.name, cell.seed, cell.options) == ("babyai-bc-real", 0, [*REAL_ONLY, "--trainer.max_epochs", "5"])
+    assert (cell.name, cell.seed, cell.options) == ("babyai-bc-real", 0, ["--trainer.max_epochs", "5", *REAL_ONLY])
+    assert Path(cell.config).is_absolute()  # cells run from the repository, whatever the caller's directory
     arguments = cell.fit_arguments(tmp_path, resume=False)
     assert arguments[arguments.index("--run_name") + 1] == "seed0" and "--ckpt_path" not in arguments
     assert cell.fit_arguments(tmp_path, resume=True)[-2:] == ["--ckpt_path", "last"]
@@ -77,6 +78,7 @@ def test_the_grid_is_every_config_variant_and_seed(tmp_path):
         ({"configs": [], "variants": {"real": []}, "seeds": [0]}, "field 'configs' must be a non-empty list"),
         ({"configs": ["nope.yaml"], "variants": {"real": []}, "seeds": [0]}, "configs: nope.yaml does not exist"),
         ({"configs": ["lightning_config/babyai/bc.yaml"], "variants": {"r": []}, "seeds": [0], "x": 1}, "unknown"),
+        ({"configs": ["lightning_config/babyai/bc.yaml"], "variants": {"r": "--data.x 1"}, "seeds": [0]}, "r: options"),
     ],
 )
 def test_a_bad_sweep_file_is_named(tmp_path, spec, message):

@@ -47,7 +47,9 @@ def pipeline_main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="imaginebench pipeline", description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True, help="env id, e.g. BabyAI-v0")
     parser.add_argument(
-        "--algo", default="bc", help="offline RL config name under lightning_config/<env>/ (bc, cql, ...)"
+        "--algo",
+        default="bc",
+        help="offline RL config name under lightning_config/<env>/ (bc, discrete_cql, td3_bc, ...)",
     )
     parser.add_argument("--out", help="working directory (default runs/pipeline/<env>)")
     parser.add_argument(

@@ -70,7 +70,7 @@ class Sweep:
 
 def read_sweep(path: Path, out: str | None = None) -> Sweep:
     """The grid of a sweep file: ``configs`` × ``variants`` (name → fit options) × ``seeds``, plus ``options``
-    common to every cell and ``prepare`` commands run once before (each skipped when its ``--out`` exists)."""
+    common to every cell (given first, so a variant's own options override them) and ``prepare`` commands run once before (each skipped when its ``--out`` exists)."""
     if not path.is_file():
         raise UserInputError(f"--config: {path} does not exist")
     spec = yaml.safe_load(path.read_text()) or {}
@@ -80,19 +80,25 @@ def read_sweep(path: Path, out: str | None = None) -> Sweep:
     for name, kind in (("configs", list), ("variants", dict), ("seeds", list)):
         if not isinstance(spec.get(name), kind) or not spec[name]:
             raise UserInputError(f"{path}: field {name!r} must be a non-empty {kind.__name__}")
+    configs = []
     for config in spec["configs"]:
-        if not (REPOSITORY / config).is_file() and not Path(config).is_file():
+        found = [place for place in (Path(config), REPOSITORY / config) if place.is_file()]
+        if not found:
             raise UserInputError(f"{path}: configs: {config} does not exist")
+        configs.append(str(found[0].resolve()))
+    for name, options in [("options", spec.get("options", [])), *spec["variants"].items()]:
+        if not isinstance(options or [], list):
+            raise UserInputError(f"{path}: {name}: options must be a list of command-line words, got {options!r}")
     common = [str(option) for option in spec.get("options", [])]
     cells = [
         Cell(
             name=f"{Path(config).parent.name}-{Path(config).stem}-{variant}",
-            config=str(config),
+            config=config,
             variant=variant,
             seed=int(seed),
-            options=[str(option) for option in (options or [])] + common,
+            options=common + [str(option) for option in (options or [])],  # the variant's own options win
         )
-        for config in spec["configs"]
+        for config in configs
         for variant, options in spec["variants"].items()
         for seed in spec["seeds"]
     ]

@@ -6,6 +6,7 @@ import torch
 from lightning.pytorch.loggers import CSVLogger
 
 from imaginebench.env_spec import EnvSpec
+from imaginebench.errors import UserInputError
 from modules.bc import BC
 from modules.bcq import BCQ
 from modules.combo import COMBO
@@ -139,3 +140,21 @@ def test_logs_updates_per_second_and_per_source_diagnostics(tmp_path):
     logged = {key for row in rows for key, value in row.items() if value}
     assert {"time/updates_per_s", "train/td_error/real", "train/td_error/imaginary", "train/loss_cql"} <= logged
     assert all(float(row["time/updates_per_s"]) > 0 for row in rows if row["time/updates_per_s"])
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "spec", "counterpart"),
+    [
+        (BCQ, DISCRETE, "modules.discrete_bcq.DiscreteBCQ"),
+        (CQL, DISCRETE, "modules.discrete_cql.DiscreteCQL"),
+        (DiscreteBCQ, CONTINUOUS, "modules.bcq.BCQ"),
+        (DiscreteCQL, CONTINUOUS, "modules.cql.CQL"),
+        (TD3BC, DISCRETE, "another algorithm"),
+        (PRDC, DISCRETE, "another algorithm"),
+        (COMBO, DISCRETE, "another algorithm"),
+    ],
+    ids=lambda value: value.__name__ if isinstance(value, type) else None,
+)
+def test_an_algorithm_for_one_action_kind_refuses_the_other_in_one_line(algorithm, spec, counterpart):
+    with pytest.raises(UserInputError, match=rf"{algorithm.__name__} learns \w+ actions .*; use {counterpart}"):
+        algorithm(spec, **SMALL)

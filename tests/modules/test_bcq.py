@@ -1,10 +1,7 @@
-import pytest
 import torch
 
-from imaginebench.errors import UserInputError
 from modules.bcq import BCQ, Perturbation
-from modules.discrete_bcq import DiscreteBCQ
-from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, last_layer, success_after_training
+from tests.modules.synthetic import CONTINUOUS, last_layer, success_after_training
 
 
 def test_perturbation_moves_an_action_by_at_most_the_flexibility():
@@ -23,10 +20,3 @@ def test_continuous_bcq_acts_like_the_data_it_was_given():
     assert (
         success_after_training(BCQ, CONTINUOUS, 300, num_candidates=10) > 0.9
     )  # ignoring the instruction's sign gives ≤ 0
-
-
-def test_each_variant_refuses_the_other_action_kind_and_names_its_counterpart():
-    with pytest.raises(UserInputError, match="BCQ learns continuous actions.*use modules.discrete_bcq.DiscreteBCQ"):
-        BCQ(DISCRETE, **SMALL)
-    with pytest.raises(UserInputError, match="DiscreteBCQ learns discrete actions.*use modules.bcq.BCQ"):
-        DiscreteBCQ(CONTINUOUS, **SMALL)

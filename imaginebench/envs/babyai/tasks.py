@@ -5,7 +5,7 @@ Success checks are small pure functions of a :class:`~imaginebench.envs.babyai.l
 
 Changes from the original benchmark (docs/original-benchmark.md#babyai, quirks 10-12), so that the expert solves every task
 and a uniformly random policy solves at most 20 % of every task within the horizon (measured by
-``benchmarks/babyai_task_success.py``; random-policy figures below are for the 48-step horizon):
+``benchmarks/task_success.py --env BabyAI-v0``; random-policy figures below are for the 48-step horizon):
 
 * colours of all objects and the door are drawn every reset and named by the instruction;
 * objects start pairwise apart (never 4-adjacent), the agent on an empty cell;

@@ -3,7 +3,7 @@ task rewards the experts are trained on (and the env pays).
 
 Every check reads a sequence from the episode's first state (whose displacement is 0), so it judges
 generated states without a simulator. Fixes of the original's checks (quirks 7-8 of docs/original-benchmark.md), each
-measured by ``benchmarks/halfcheetah_task_success.py``:
+measured by ``benchmarks/task_success.py --env Mujoco-v0``:
 
 * "jump" means jumping: the torso rises ``JUMP_HEIGHT`` above its start while level, and lands
   (drops below ``LAND_HEIGHT``) before the next jump counts. The original only asked for net
