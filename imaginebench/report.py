@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from imaginebench.errors import UserInputError
 from imaginebench.levels import LEVELS
+from imaginebench.robust_statistics import bootstrap_interval, interquartile_mean, probability_of_improvement
 from imaginebench.storage import atomic_write_text
 
 SEED_PART = re.compile(r"^(?:(?P<prefix>.+)-)?seed\d+$")
@@ -132,6 +134,55 @@ def run_table(runs: list[Run]) -> list[str]:
     return lines
 
 
+NOVEL_LEVELS = ("rephrase", "easy", "hard")
+
+
+def task_scores(members: list[Run], level: str) -> np.ndarray | None:
+    """``(seeds, tasks)`` success per task of one level (``None`` where a seed did not evaluate it)."""
+    if not all(level in m.results["levels"] and "per_task" in m.results["levels"][level] for m in members):
+        return None
+    tasks = sorted(members[0].results["levels"][level]["per_task"])
+    return np.array([[m.results["levels"][level]["per_task"][t]["success_rate"] for t in tasks] for m in members])
+
+
+def baseline_of(group: str, groups: dict[str, list[Run]]) -> str | None:
+    """The real-data-only group of the same algorithm: ``<prefix>-real`` for the longest prefix of the name."""
+    parts = group.split("-")
+    for cut in range(len(parts) - 1, 0, -1):
+        candidate = "-".join(parts[:cut]) + "-real"
+        if candidate in groups and candidate != group:
+            return candidate
+    return None
+
+
+def aggregate_table(runs: list[Run]) -> list[str]:
+    """Per group and novel level: IQM over seeds × tasks, and the probability of improving on the group's
+    real-only baseline, each with a 95 % stratified bootstrap interval."""
+    groups = grouped(runs)
+    lines = [
+        "| run group | " + " | ".join(f"{level}: IQM | {level}: P(> real only)" for level in NOVEL_LEVELS) + " |",
+        "|---|" + "---:|---:|" * len(NOVEL_LEVELS),
+    ]
+    for group, members in groups.items():
+        baseline = baseline_of(group, groups)
+        cells = []
+        for level in NOVEL_LEVELS:
+            scores = task_scores(members, level)
+            if scores is None:
+                cells += ["–", "–"]
+                continue
+            iqm = bootstrap_interval(interquartile_mean, [100 * scores])
+            cells.append(f"{iqm[0]:.1f} [{iqm[1]:.1f}, {iqm[2]:.1f}]")
+            reference = task_scores(groups[baseline], level) if baseline else None
+            if reference is None or reference.shape[1] != scores.shape[1]:
+                cells.append("–")
+            else:
+                improvement = bootstrap_interval(probability_of_improvement, [scores, reference])
+                cells.append(f"{improvement[0]:.2f} [{improvement[1]:.2f}, {improvement[2]:.2f}]")
+        lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def plot_runs(runs: list[Run], path: Path) -> None:
     """Success per level with 95 % intervals, one bar per run group."""
     import matplotlib
@@ -230,6 +281,15 @@ def write_report(run_roots: list[Path], out: Path, quality: list[Path], peers: l
         commits = sorted({str(run.results.get("commit") or "not recorded") for run in env_runs})
         lines += ["", f"## {env_id}", "", *run_table(env_runs), "", f"Source commit(s): {', '.join(commits)}."]
         lines += ["", f"![success per level, {env_id}]({plot.name})"]
+        lines += [
+            "",
+            f"Aggregates over the tasks of each novel level, {env_id}: interquartile mean of success (%) over seeds × "
+            "tasks, and the probability that a run of the group beats a run of the same algorithm on real data only "
+            "(per task, averaged), each with a 95 % stratified bootstrap interval (Agarwal et al., 2021; 2,000 "
+            "resamples, seed 0).",
+            "",
+            *aggregate_table(env_runs),
+        ]
     if quality:
         reports = [report for _, content in read_json_files(quality) for report in content]
         lines += ["", "## Imaginary rollouts", "", "Replayed in the simulator (`imaginebench rollout-quality`).", ""]

@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "imaginebench.errors",
             "imaginebench.storage",
             "imaginebench.provenance",
+            "imaginebench.robust_statistics",
             "imaginebench.locks",
             "imaginebench.assets",
             "imaginebench.checkpoints",
