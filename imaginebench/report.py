@@ -183,6 +183,30 @@ def aggregate_table(runs: list[Run]) -> list[str]:
     return lines
 
 
+def per_task_tables(runs: list[Run]) -> list[str]:
+    """Per level: success (%) of every task, mean ± 95 % Student-t half-width over seeds, one row per group."""
+    lines = []
+    groups = grouped(runs)
+    for level in LEVELS:
+        tasks = sorted({task for run in runs for task in run.results["levels"].get(level, {}).get("per_task", {})})
+        if not tasks:
+            continue
+        lines += [
+            "",
+            f"Per task, {level}:",
+            "",
+            "| run group | " + " | ".join(tasks) + " |",
+            "|---|" + "---:|" * len(tasks),
+        ]
+        for group, members in groups.items():
+            cells = []
+            for task in tasks:
+                values = [m.results["levels"].get(level, {}).get("per_task", {}).get(task) for m in members]
+                cells.append("–" if None in values else percent([v["success_rate"] for v in values]))
+            lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def plot_runs(runs: list[Run], path: Path) -> None:
     """Success per level with 95 % intervals, one bar per run group."""
     import matplotlib
@@ -261,8 +285,11 @@ def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
     return loaded
 
 
-def write_report(run_roots: list[Path], out: Path, quality: list[Path], peers: list[Path], command: str) -> list[Path]:
-    """Write ``out`` and one plot per env beside it; returns the files written."""
+def write_report(
+    run_roots: list[Path], out: Path, quality: list[Path], peers: list[Path], command: str, per_task: bool = False
+) -> list[Path]:
+    """Write ``out`` and one plot per env beside it (``per_task``: also every task's success); returns the files
+    written."""
     runs = find_runs(run_roots)
     lines = [
         "# Results",
@@ -290,6 +317,8 @@ def write_report(run_roots: list[Path], out: Path, quality: list[Path], peers: l
             "",
             *aggregate_table(env_runs),
         ]
+        if per_task:
+            lines += per_task_tables(env_runs)
     if quality:
         reports = [report for _, content in read_json_files(quality) for report in content]
         lines += ["", "## Imaginary rollouts", "", "Replayed in the simulator (`imaginebench rollout-quality`).", ""]

@@ -123,9 +123,34 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
         )
     )
     out = tmp_path / "results.md"
-    main(["report", str(tmp_path / "runs"), "--quality", str(quality), "--peers", str(peers), "--out", str(out)])
+    main(
+        [
+            "report",
+            str(tmp_path / "runs"),
+            "--quality",
+            str(quality),
+            "--peers",
+            str(peers),
+            "--out",
+            str(out),
+            "--per-task",
+        ]
+    )
     page = out.read_text()
     assert "| BabyAI-v0 | rephrase | 700 | 55.9% | n/a | 72.1% | 40.3% | 27.1 |" in page
     assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 15.0 ± 63.5 |" in page
     assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – |" in page
     assert f"wrote {out}" in capsys.readouterr().out
+    assert "Per task, train:" not in page  # the stored runs hold no per-task figures: no empty tables
+
+
+def test_per_task_tables_show_every_task_over_seeds(tmp_path):
+    for seed, rate in ((0, 0.2), (1, 0.4)):
+        store_run(tmp_path / "runs" / "real" / f"seed{seed}", {"train": rate})
+        path = tmp_path / "runs" / "real" / f"seed{seed}" / "results.json"
+        results = json.loads(path.read_text())
+        results["levels"]["train"]["per_task"] = {"GoTo": {"success_rate": rate}, "Open": {"success_rate": 1.0}}
+        path.write_text(json.dumps(results))
+    write_report([tmp_path / "runs"], tmp_path / "out.md", [], [], "x", per_task=True)
+    page = (tmp_path / "out.md").read_text()
+    assert "| run group | GoTo | Open |" in page and "| real | 30.0 ± 127.1 | 100.0 ± 0.0 |" in page

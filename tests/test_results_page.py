@@ -22,5 +22,5 @@ def test_the_results_page_is_what_its_command_generates(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
     out = tmp_path / "results.md"
     paths = [[Path(name) for name in names] for names in (args.runs, args.quality, args.peers)]
-    write_report(paths[0], out, paths[1], paths[2], command.group(1))
+    write_report(paths[0], out, paths[1], paths[2], command.group(1), args.per_task)
     assert out.read_text() == page
