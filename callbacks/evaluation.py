@@ -36,10 +36,12 @@ class SuccessRateEvaluation(pl.Callback):
         self.history: list[dict] = []
         self.latest: dict[str, LevelResult] = {}
         self.log_dir = Path(".")
+        self.commit: str | None = None
 
     def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
         # trainer.log_dir is a collective under DDP: every rank must ask, so never inside rank-zero-only code.
         self.log_dir = Path(trainer.log_dir or trainer.default_root_dir)
+        self.commit = source_commit()  # the code this process runs, read once at its start
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         last_epoch = trainer.max_epochs is not None and trainer.current_epoch + 1 >= trainer.max_epochs
@@ -101,7 +103,7 @@ class SuccessRateEvaluation(pl.Callback):
             "episodes_per_task": self.episodes_per_task,
             "batch_size": getattr(data, "batch_size", None),
             "seed": self.seed,
-            "commit": source_commit(),
+            "commit": self.commit,
             "datasets": getattr(data, "dataset_paths", None),
             "levels": {level: result.to_dict() for level, result in self.latest.items()},
             "history": self.history,

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-from functools import cache
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
-@cache
 def source_commit() -> str | None:
     """``HEAD``'s commit, with ``-dirty`` when tracked files differ from it; ``None`` outside a git checkout."""
     try:

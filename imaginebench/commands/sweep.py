@@ -118,7 +118,7 @@ def run_cell(cell: Cell, out: Path, threads: int) -> dict[str, Any]:
     log.parent.mkdir(parents=True, exist_ok=True)
     environment = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     command = [sys.executable, "-m", "imaginebench", *cell.fit_arguments(out, resume)]
-    started = time.time()
+    started, commit = time.time(), source_commit()
     with log.open("a") as handle:
         handle.write(f"$ {' '.join(command)}\n")
         handle.flush()
@@ -130,7 +130,7 @@ def run_cell(cell: Cell, out: Path, threads: int) -> dict[str, Any]:
     record = {
         **asdict(cell),
         "command": command[2:],
-        "commit": source_commit(),
+        "commit": commit,
         "minutes": round((time.time() - started) / 60, 2),
         **success,
     }
