@@ -3,8 +3,9 @@
 Inputs are the files runs and benchmarks write: each run's ``results.json`` (with its ``config.yaml`` beside it),
 ``rollout-quality`` reports, and ``benchmarks/peer_check.py``'s ``peer_<env>.json``. Runs are grouped by their
 directory with the seed part removed (``.../babyai-bc-real/seed0`` and ``.../seed1`` form one group), so a
-group is one configuration over seeds. The confidence interval is Student's t over seeds (few seeds, no
-bootstrap); a group of one seed shows its mean only.
+group is one configuration over seeds. Success per level has Student's t intervals over seeds (a group of one
+seed shows its mean only); the aggregates over tasks (interquartile mean, probability of improvement,
+performance profiles) follow Agarwal et al. (2021), see :mod:`imaginebench.robust_statistics`.
 """
 
 from __future__ import annotations
@@ -285,6 +286,34 @@ def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
     return loaded
 
 
+def plot_profiles(runs: list[Run], path: Path) -> bool:
+    """Performance profiles (Agarwal et al., 2021): per group, the fraction of its (seed, task) runs over the novel
+    levels whose success exceeds τ, for τ from 0 to 1. ``False`` (no plot) when no group has per-task figures."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    thresholds = np.linspace(0.0, 1.0, 101)
+    figure, axis = plt.subplots(figsize=(7, 4.5))
+    drawn = False
+    for group, members in grouped(runs).items():
+        scores = [task_scores(members, level) for level in NOVEL_LEVELS]
+        if any(s is None for s in scores):
+            continue
+        pooled = np.concatenate([s.ravel() for s in scores])
+        axis.plot(thresholds, [(pooled > tau).mean() for tau in thresholds], label=group)
+        drawn = True
+    if drawn:
+        axis.set_xlabel("success threshold τ (novel levels' tasks)")
+        axis.set_ylabel("fraction of runs above τ")
+        axis.legend(fontsize=7)
+        figure.tight_layout()
+        figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return drawn
+
+
 def write_report(
     run_roots: list[Path], out: Path, quality: list[Path], peers: list[Path], command: str, per_task: bool = False
 ) -> list[Path]:
@@ -317,6 +346,10 @@ def write_report(
             "",
             *aggregate_table(env_runs),
         ]
+        profile = out.with_name(f"{out.stem}-{env_id}-profiles.png")
+        if plot_profiles(env_runs, profile):
+            written.append(profile)
+            lines += ["", f"![performance profiles, {env_id}]({profile.name})"]
         if per_task:
             lines += per_task_tables(env_runs)
     if quality:
