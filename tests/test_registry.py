@@ -1,76 +1,16 @@
-"""The registry: every env's configs are found from its domain, and ``gymnasium.make`` keeps ``get_dataset``."""
+"""The registry: a domain is found without its simulator, and ``gymnasium.make`` keeps ``get_dataset``
+(every domain's configs are checked by ``tests/envs/test_domain_contract.py``)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-import pytest
-import yaml
 
 import imaginebench
-from imaginebench.registry import env_ids, get_domain
 from tests.data_roots import REAL_EPISODES
-
-CONFIGS = Path(__file__).resolve().parents[1] / "lightning_config"
-PIPELINE_ALGO = "bc"
-"""``imaginebench pipeline``'s default ``--algo``: every env needs it."""
-GROUNDING_CONFIG_PENDING = {"MetaWorld-v0", "Mujoco-v0", "Libero-v0"}
-"""Envs without a grounding config yet: strict xfails, so each flips to a failure (remove it here) once its config lands."""
-
-
-def read_yaml(path: Path) -> dict:
-    assert path.is_file(), f"missing {path}"
-    return yaml.safe_load(path.read_text())
-
-
-@pytest.mark.parametrize("env_id", env_ids())
-def test_every_env_has_a_data_config_agreeing_with_its_domain(env_id):
-    domain = get_domain(env_id)
-    data = read_yaml(CONFIGS / domain.config_dir / "data.yaml")
-    assert data["env_id"] == env_id, f"{CONFIGS / domain.config_dir / 'data.yaml'}: env_id {data['env_id']!r}"
-    assert data["collect_if_missing"] == domain.real_episodes, (
-        f"{CONFIGS / domain.config_dir / 'data.yaml'}: collect_if_missing differs from Domain.real_episodes"
-    )
-    assert data["real_levels"] == ["train"] and not data.get("real"), (
-        f"{CONFIGS / domain.config_dir / 'data.yaml'}: not the default real data of the train level"
-    )
-
-
-@pytest.mark.parametrize("env_id", env_ids())
-def test_every_env_has_algorithm_configs_including_the_pipeline_default(env_id):
-    folder = CONFIGS / get_domain(env_id).config_dir
-    algorithms = {path.stem: read_yaml(path) for path in sorted(folder.glob("*.yaml")) if "model" in read_yaml(path)}
-    assert PIPELINE_ALGO in algorithms, (
-        f"missing {folder / f'{PIPELINE_ALGO}.yaml'} (algorithm configs there: {sorted(algorithms)})"
-    )
-    for name, config in algorithms.items():
-        assert (folder / config["data"]).is_file(), f"{folder / f'{name}.yaml'}: data {config['data']!r} does not exist"
-
-
-@pytest.mark.parametrize(
-    "env_id",
-    [
-        pytest.param(env_id, marks=pytest.mark.xfail(strict=True, reason="no grounding config yet"))
-        if env_id in GROUNDING_CONFIG_PENDING
-        else env_id
-        for env_id in env_ids()
-    ],
-)
-def test_every_env_has_a_grounding_config(env_id):
-    domain = get_domain(env_id)
-    path = CONFIGS.parent / domain.grounding_config
-    data = read_yaml(path)["data"]
-    assert data["env_id"] == env_id, f"{path}: data.env_id {data['env_id']!r}"
-    assert data.get("collect_if_missing", domain.real_episodes) == domain.real_episodes, (
-        f"{path}: collect_if_missing differs from Domain.real_episodes"
-    )
-    assert data["real_levels"] == ["train"] and not data.get("real"), (
-        f"{path}: not the default real data of the train level"
-    )
 
 
 def test_a_domains_config_folder_is_known_without_its_simulator():
