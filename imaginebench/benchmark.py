@@ -8,20 +8,17 @@ grounded model, so this module sits above every layer and the envs themselves kn
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
 
-from imaginebench.collect import collect_default
-from imaginebench.commands.imagine import find_or_imagine
-from imaginebench.datasets.episodes import EpisodeDataset, check_metadata, load_episodes
-from imaginebench.datasets.legacy import to_padded_arrays
-from imaginebench.datasets.locations import default_dataset_dir
-from imaginebench.instructions.encoder import encoder_arguments
 from imaginebench.levels import resolve_level
 from imaginebench.registry import env_ids, get_domain
 from imaginebench.registry import make as make_env
+
+if TYPE_CHECKING:
+    from imaginebench.datasets.episodes import EpisodeDataset
 
 Arrays = dict[str, np.ndarray]
 
@@ -70,6 +67,10 @@ def get_dataset(
     must have been made for this env, level and instruction encoder: mixing another's rows would
     silently train on wrong embeddings or states.
     """
+    from imaginebench.commands.imagine import find_or_imagine  # here: `import imaginebench` stays light
+    from imaginebench.datasets.legacy import to_padded_arrays
+    from imaginebench.datasets.locations import default_dataset_dir
+
     level = resolve_level(level)
     real_dir = default_dataset_dir(env_id, "real", "train", data_dir)
     if not real_dir.exists():
@@ -84,6 +85,10 @@ def get_dataset(
 def collect_default_real(env_id: str, encoder_id: str, real_dir: Path) -> None:
     """Collect the env's default number of expert episodes into ``real_dir``, the default real
     dataset; any other missing directory is an error naming it (a typo must not start a long collection)."""
+    from imaginebench.collect import collect_default
+    from imaginebench.datasets.locations import default_dataset_dir
+    from imaginebench.instructions.encoder import encoder_arguments
+
     default = default_dataset_dir(env_id, "real", "train")
     if real_dir.resolve() != default.resolve():
         raise FileNotFoundError(
@@ -95,6 +100,8 @@ def collect_default_real(env_id: str, encoder_id: str, real_dir: Path) -> None:
 
 
 def _load_checked(path: Path, env_id: str, level: str, source: str, encoder_id: str) -> EpisodeDataset:
+    from imaginebench.datasets.episodes import check_metadata, load_episodes
+
     dataset = load_episodes(path)
     expected = {
         "env_id": env_id,
