@@ -263,5 +263,7 @@ def sweep_main(argv: list[str]) -> None:
         f"sweep: {len(outcome['done'])} cells done, {len(outcome['skipped'])} finished before, "
         f"{len(outcome['failed'])} failed{': ' + ', '.join(outcome['failed']) if outcome['failed'] else ''}"
     )
-    if outcome["failed"]:
+    if outcome.get("interrupted"):
+        print(f"sweep: {len(outcome['interrupted'])} interrupted; the same command resumes them")
+    if outcome["failed"] or outcome.get("interrupted"):
         sys.exit(1)

@@ -151,10 +151,12 @@ def prepare(commands: list[list[str]]) -> None:
 
 
 def run_sweep(sweep: Sweep, workers: int, threads: int, address: str | None) -> dict[str, list[str]]:
-    """Run every unfinished cell on Ray Tune; returns the cells by outcome (``done``, ``skipped``, ``failed``)."""
+    """Run every unfinished cell on Ray Tune; returns the cells by outcome (``done``, ``skipped``, ``failed``, and
+    ``interrupted``: stopped before finishing, e.g. by Ctrl-C, and resumed by the next run)."""
     prepare(sweep.prepare)
     pending = [cell for cell in sweep.cells if not is_finished(cell, sweep.out)]
-    outcome = {"skipped": [f"{c.name}/seed{c.seed}" for c in sweep.cells if c not in pending], "done": [], "failed": []}
+    outcome: dict[str, list[str]] = {"skipped": [f"{c.name}/seed{c.seed}" for c in sweep.cells if c not in pending]}
+    outcome.update(done=[], failed=[], interrupted=[])
     print(
         f"sweep {sweep.out}: {len(sweep.cells)} cells, {len(outcome['skipped'])} finished before, {len(pending)} to run"
     )
@@ -189,7 +191,8 @@ def run_sweep(sweep: Sweep, workers: int, threads: int, address: str | None) -> 
     for result in results:
         cell = Cell(**result.config["cell"])
         label = f"{cell.name}/seed{cell.seed}"
-        outcome["failed" if result.error is not None else "done"].append(label)
+        finished = is_finished(cell, sweep.out)
+        outcome["failed" if result.error is not None else "done" if finished else "interrupted"].append(label)
         if result.error is not None:
             print(f"FAILED {label}: {str(result.error).splitlines()[-1]}", flush=True)
     return outcome
