@@ -111,8 +111,7 @@ def grouped(runs: list[Run]) -> dict[str, list[Run]]:
     return groups
 
 
-def run_table(runs: list[Run]) -> list[str]:
-    groups = grouped(runs)
+def run_table(groups: dict[str, list[Run]]) -> list[str]:
     lines = [
         "| run group | algorithm | data | seeds | updates × batch | episodes per task | " + " | ".join(LEVELS) + " |",
         "|---|---|---|---:|---|---:|" + "---:|" * len(LEVELS),
@@ -156,10 +155,9 @@ def baseline_of(group: str, groups: dict[str, list[Run]]) -> str | None:
     return None
 
 
-def aggregate_table(runs: list[Run]) -> list[str]:
+def aggregate_table(groups: dict[str, list[Run]]) -> list[str]:
     """Per group and novel level: IQM over seeds × tasks, and the probability of improving on the group's
     real-only baseline, each with a 95 % stratified bootstrap interval."""
-    groups = grouped(runs)
     lines = [
         "| run group | " + " | ".join(f"{level}: IQM | {level}: P(> real only)" for level in NOVEL_LEVELS) + " |",
         "|---|" + "---:|---:|" * len(NOVEL_LEVELS),
@@ -184,10 +182,10 @@ def aggregate_table(runs: list[Run]) -> list[str]:
     return lines
 
 
-def per_task_tables(runs: list[Run]) -> list[str]:
+def per_task_tables(groups: dict[str, list[Run]]) -> list[str]:
     """Per level: success (%) of every task, mean ± 95 % Student-t half-width over seeds, one row per group."""
     lines = []
-    groups = grouped(runs)
+    runs = [run for members in groups.values() for run in members]
     for level in LEVELS:
         tasks = sorted({task for run in runs for task in run.results["levels"].get(level, {}).get("per_task", {})})
         if not tasks:
@@ -208,14 +206,13 @@ def per_task_tables(runs: list[Run]) -> list[str]:
     return lines
 
 
-def plot_runs(runs: list[Run], path: Path) -> None:
+def plot_runs(groups: dict[str, list[Run]], path: Path) -> None:
     """Success per level with 95 % intervals, one bar per run group."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups = grouped(runs)
     figure, axis = plt.subplots(figsize=(10, 5))
     width = 0.8 / len(groups)
     for index, (group, members) in enumerate(groups.items()):
@@ -286,7 +283,7 @@ def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
     return loaded
 
 
-def plot_profiles(runs: list[Run], path: Path) -> bool:
+def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
     """Performance profiles (Agarwal et al., 2021): per group, the fraction of its (seed, task) runs over the novel
     levels whose success exceeds τ, for τ from 0 to 1. ``False`` (no plot) when no group has per-task figures."""
     import matplotlib
@@ -297,7 +294,7 @@ def plot_profiles(runs: list[Run], path: Path) -> bool:
     thresholds = np.linspace(0.0, 1.0, 101)
     figure, axis = plt.subplots(figsize=(7, 4.5))
     drawn = False
-    for group, members in grouped(runs).items():
+    for group, members in groups.items():
         scores = [task_scores(members, level) for level in NOVEL_LEVELS]
         if any(s is None for s in scores):
             continue
@@ -331,11 +328,12 @@ def write_report(
     written = [out]
     for env_id in sorted({run.results["env_id"] for run in runs}):
         env_runs = [run for run in runs if run.results["env_id"] == env_id]
+        groups = grouped(env_runs)  # checked once: every table and plot below reads these groups
         plot = out.with_name(f"{out.stem}-{env_id}.png")
-        plot_runs(env_runs, plot)
+        plot_runs(groups, plot)
         written.append(plot)
         commits = sorted({str(run.results.get("commit") or "not recorded") for run in env_runs})
-        lines += ["", f"## {env_id}", "", *run_table(env_runs), "", f"Source commit(s): {', '.join(commits)}."]
+        lines += ["", f"## {env_id}", "", *run_table(groups), "", f"Source commit(s): {', '.join(commits)}."]
         lines += ["", f"![success per level, {env_id}]({plot.name})"]
         lines += [
             "",
@@ -344,14 +342,14 @@ def write_report(
             "(per task, averaged), each with a 95 % stratified bootstrap interval (Agarwal et al., 2021; 2,000 "
             "resamples, seed 0).",
             "",
-            *aggregate_table(env_runs),
+            *aggregate_table(groups),
         ]
         profile = out.with_name(f"{out.stem}-{env_id}-profiles.png")
-        if plot_profiles(env_runs, profile):
+        if plot_profiles(groups, profile):
             written.append(profile)
             lines += ["", f"![performance profiles, {env_id}]({profile.name})"]
         if per_task:
-            lines += per_task_tables(env_runs)
+            lines += per_task_tables(groups)
     if quality:
         reports = [report for _, content in read_json_files(quality) for report in content]
         lines += ["", "## Imaginary rollouts", "", "Replayed in the simulator (`imaginebench rollout-quality`).", ""]

@@ -23,10 +23,9 @@ from typing import Any
 import yaml
 
 from imaginebench.errors import UserInputError
-from imaginebench.provenance import source_commit
+from imaginebench.provenance import REPOSITORY, source_commit
 from imaginebench.storage import atomic_write_text
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 DONE_FILE = "cell.json"
 
 
