@@ -25,6 +25,7 @@ from torchrl.modules import MLP
 
 from datamodules.offline_data import EpochBatches, as_is
 from imaginebench.env_spec import EnvSpec
+from imaginebench.plotting import headless_pyplot
 from modules.bc import BC
 from modules.bcq import BCQ
 from modules.combo import COMBO
@@ -104,10 +105,7 @@ def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str,
 
 
 def plot(rows: list[tuple[str, str, float]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = headless_pyplot()
 
     figure, axis = plt.subplots(figsize=(8, 4))
     labels = [f"{name}\n{kind.split()[0]}" for kind, name, _ in rows]

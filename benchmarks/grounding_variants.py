@@ -29,7 +29,13 @@ from imaginebench.storage import atomic_write_text
 
 IMAGINEBENCH = str(Path(sys.executable).with_name("imaginebench"))
 VAL_SCALARS = ("val/explanation_f1", "val/loss_state", "val/loss_action")
-QUALITY_COLUMNS = ("goal_consistency", "one_step_error_rate", "drift_error_rate", "illegal_state_rate")
+QUALITY_COLUMNS = (
+    "goal_consistency",
+    "clean_goal_consistency",
+    "one_step_error_rate",
+    "drift_error_rate",
+    "illegal_state_rate",
+)
 MISSING = "–"
 
 
@@ -135,7 +141,12 @@ def last_val_scalars(run_dir: Path) -> dict[str, float]:
 
 
 def write_variant(
-    variant: Path, env_id: str, ground_args: list[str] | None, ground_cpu_s: float, imagine_cpu_s: float | None
+    variant: Path,
+    env_id: str,
+    ground_args: list[str] | None,
+    ground_cpu_s: float | None,
+    imagine_cpu_s: float | None,
+    ground_gpu: str | None = None,
 ) -> dict[str, Any]:
     import torch
 
@@ -146,6 +157,7 @@ def write_variant(
         "ground_args": ground_args,
         "updates": int(torch.load(checkpoint_path(variant), map_location="cpu", weights_only=False)["global_step"]),
         "ground_cpu_s": ground_cpu_s,
+        "ground_gpu": ground_gpu,
         "imagine_cpu_s": imagine_cpu_s,
         "val": last_val_scalars(variant / "run"),
         "quality": {report["level"]: report["overall"] for report in quality},
@@ -158,21 +170,28 @@ def _minutes(seconds: float | None) -> str:
     return MISSING if seconds is None else f"{seconds / 60:.1f}"
 
 
+def _grounding_cost(row: dict[str, Any]) -> str:
+    """CPU minutes on this machine, or where a run was grounded on a lent GPU, how long it took there."""
+    if row.get("ground_cpu_s") is not None:
+        return f"{_minutes(row['ground_cpu_s'])} CPU min"
+    return row.get("ground_gpu") or MISSING
+
+
 def _percent(value: float | None) -> str:
     return MISSING if value is None else f"{100 * value:.1f}"
 
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
-    """One line per variant; per level ``consistency / one-step / drift / illegal`` in %."""
+    """One line per variant; per level ``consistency / clean / one-step / drift / illegal`` in %."""
     seen = {level for row in rows for level in row.get("quality", {})}
     levels = [level for level in IMAGINED_LEVELS if level in seen] + sorted(seen - set(IMAGINED_LEVELS))
     header = [
         "variant",
         "env",
         "updates",
-        "ground CPU min",
+        "grounding cost",
         "imagine CPU min",
-        *(f"{level}: consistency / one-step / drift / illegal %" for level in levels),
+        *(f"{level}: consistency / clean / one-step / drift / illegal %" for level in levels),
         "explanation F1",
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -183,7 +202,7 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
             row["name"],
             row.get("env_id", MISSING),
             str(row.get("updates", MISSING)),
-            _minutes(row.get("ground_cpu_s")),
+            _grounding_cost(row),
             _minutes(row.get("imagine_cpu_s")),
             *(MISSING if q is None else " / ".join(_percent(q.get(c)) for c in QUALITY_COLUMNS) for q in quality),
             MISSING if f1 is None else f"{f1:.3f}",
@@ -230,9 +249,10 @@ def main(argv: list[str]) -> None:
         grounded = ground(variant, args.env, ground_args)
         ground_cpu_s, ground_args = grounded["cpu_s"], grounded["ground_args"]
         imagine_cpu_s = imagine_and_score(variant, args.env, args.levels, args.rollouts)
+        ground_gpu = grounded.get("gpu")  # a ground.json written by hand for a run on a lent GPU
     else:  # arguments of a run by hand are unknown unless given after ``--``
-        ground_args, ground_cpu_s, imagine_cpu_s = ground_args or None, args.ground_cpu_s, None
-    print(markdown_table([write_variant(variant, args.env, ground_args, ground_cpu_s, imagine_cpu_s)]))
+        ground_args, ground_cpu_s, imagine_cpu_s, ground_gpu = ground_args or None, args.ground_cpu_s, None, None
+    print(markdown_table([write_variant(variant, args.env, ground_args, ground_cpu_s, imagine_cpu_s, ground_gpu)]))
 
 
 if __name__ == "__main__":

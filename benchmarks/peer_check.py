@@ -29,6 +29,7 @@ from datamodules.offline_data import OfflineDataModule
 from datamodules.statistics import mean_and_std
 from imaginebench.datasets import load_episodes
 from imaginebench.evaluation import evaluate_level
+from imaginebench.plotting import headless_pyplot
 from imaginebench.storage import atomic_write_text
 from modules.bc import BC
 from modules.bcq import BCQ
@@ -285,10 +286,7 @@ def print_table(env: str, results: dict) -> None:
 
 
 def plot(results: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = headless_pyplot()
 
     bars = {
         f"{name}\n{implementation}": np.array(runs)

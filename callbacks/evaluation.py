@@ -10,6 +10,7 @@ from lightning.pytorch.utilities import rank_zero_only
 
 from imaginebench.evaluation import LevelResult, evaluate_level, format_level_table
 from imaginebench.levels import LEVELS, resolve_level
+from imaginebench.plotting import headless_pyplot
 from imaginebench.provenance import source_commit
 from imaginebench.storage import atomic_write_text
 
@@ -128,10 +129,7 @@ class SuccessRateEvaluation(pl.Callback):
         self._plot(trainer)
 
     def _plot(self, trainer: pl.Trainer) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = headless_pyplot()
 
         fig, ax = plt.subplots(figsize=(6, 4))
         for level in self.levels:

@@ -23,6 +23,7 @@ import yaml
 
 from imaginebench.errors import UserInputError
 from imaginebench.levels import LEVELS
+from imaginebench.plotting import headless_pyplot
 from imaginebench.robust_statistics import bootstrap_interval, interquartile_mean, probability_of_improvement
 from imaginebench.storage import atomic_write_text
 
@@ -208,10 +209,7 @@ def per_task_tables(groups: dict[str, list[Run]]) -> list[str]:
 
 def plot_runs(groups: dict[str, list[Run]], path: Path) -> None:
     """Success per level with 95 % intervals, one bar per run group."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = headless_pyplot()
 
     figure, axis = plt.subplots(figsize=(10, 5))
     width = 0.8 / len(groups)
@@ -241,15 +239,15 @@ def plot_runs(groups: dict[str, list[Run]], path: Path) -> None:
 
 def quality_table(reports: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| env | level | rollouts | goal consistency | one-step transition error | drift | illegal states | mean length |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| env | level | rollouts | goal consistency | clean (no transition error) | one-step transition error | drift | illegal states | mean length |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for report in reports:
         overall = report["overall"]
-        one_step = overall["one_step_error_rate"]
+        one_step, clean = overall["one_step_error_rate"], overall.get("clean_goal_consistency")
         lines.append(
             f"| {report['env_id']} | {report['level']} | {overall['rollouts']} | {overall['goal_consistency']:.1%} | "
-            f"{'n/a' if one_step is None else f'{one_step:.1%}'} | {overall['drift_error_rate']:.1%} | "
+            f"{'–' if clean is None else f'{clean:.1%}'} | {'n/a' if one_step is None else f'{one_step:.1%}'} | {overall['drift_error_rate']:.1%} | "
             f"{overall['illegal_state_rate']:.1%} | {overall['mean_length']:.1f} |"
         )
     return lines
@@ -286,10 +284,7 @@ def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
 def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
     """Performance profiles (Agarwal et al., 2021): per group, the fraction of its (seed, task) runs over the novel
     levels whose success exceeds τ, for τ from 0 to 1. ``False`` (no plot) when no group has per-task figures."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = headless_pyplot()
 
     thresholds = np.linspace(0.0, 1.0, 101)
     figure, axis = plt.subplots(figsize=(7, 4.5))

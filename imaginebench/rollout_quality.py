@@ -2,6 +2,9 @@
 
 Each rollout is replayed in the simulator from the start state its recorded seed gives:
 - goal consistency: the env's success check holds on some generated state;
+- clean goal consistency: the goal is reached and no transition went where the simulator would not
+  (what the ``goal`` and ``transitions`` filters keep). Goal consistency alone credits rollouts that
+  jump to the goal through impossible steps;
 - one-step transition error: the simulator, put in the generated s_t (``env.set_state``) and
   stepped with a_t, does not reach the generated s_{t+1} (beyond the env's ``state_tolerance``).
   Each transition is judged on its own, as the paper's 27.1 % are; one that starts from a state
@@ -132,6 +135,7 @@ def summarize(checks: list[RolloutChecks]) -> dict[str, Any]:
     return {
         "rollouts": len(checks),
         "goal_consistency": sum(c.goal_consistent for c in checks) / len(checks),
+        "clean_goal_consistency": sum(not failed_checks(c) & {"goal", "transitions"} for c in checks) / len(checks),
         "one_step_error_rate": None if one_step is None else sum(one_step) / steps,
         "drift_error_rate": sum(c.drift_errors for c in checks) / steps,
         "illegal_state_rate": sum(c.illegal_states for c in checks) / steps,
@@ -166,13 +170,13 @@ def quality_report(dataset: EpisodeDataset, progress: bool = False) -> dict[str,
 
 def format_quality_table(reports: list[dict[str, Any]]) -> str:
     """Per level and task: consistency, one-step and drift error rates per step, illegal states."""
-    header = f"{'level':<10}{'task':<14}{'rollouts':>9}{'consistent':>12}{'one-step':>10}{'drift':>8}{'illegal':>9}{'length':>8}"
+    header = f"{'level':<10}{'task':<14}{'rollouts':>9}{'consistent':>12}{'clean':>8}{'one-step':>10}{'drift':>8}{'illegal':>9}{'length':>8}"
     lines = [header]
     for report in reports:
         for task, summary in [("all", report["overall"]), *report["per_task"].items()]:
             lines.append(
                 f"{report['level']:<10}{task:<14}{summary['rollouts']:>9}{summary['goal_consistency']:>12.1%}"
-                f"{_percent(summary['one_step_error_rate']):>10}{summary['drift_error_rate']:>8.1%}"
+                f"{summary['clean_goal_consistency']:>8.1%}{_percent(summary['one_step_error_rate']):>10}{summary['drift_error_rate']:>8.1%}"
                 f"{summary['illegal_state_rate']:>9.1%}{summary['mean_length']:>8.1f}"
             )
     return "\n".join(lines)

@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "imaginebench.storage",
             "imaginebench.provenance",
             "imaginebench.robust_statistics",
+            "imaginebench.plotting",
             "imaginebench.locks",
             "imaginebench.assets",
             "imaginebench.checkpoints",

@@ -106,6 +106,7 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
     overall = {
         "rollouts": 700,
         "goal_consistency": 0.559,
+        "clean_goal_consistency": 0.4,
         "one_step_error_rate": None,
         "drift_error_rate": 0.721,
         "illegal_state_rate": 0.403,
@@ -138,7 +139,7 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
         ]
     )
     page = out.read_text()
-    assert "| BabyAI-v0 | rephrase | 700 | 55.9% | n/a | 72.1% | 40.3% | 27.1 |" in page
+    assert "| BabyAI-v0 | rephrase | 700 | 55.9% | 40.0% | n/a | 72.1% | 40.3% | 27.1 |" in page
     assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 15.0 ± 63.5 |" in page
     assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – |" in page
     assert f"wrote {out}" in capsys.readouterr().out

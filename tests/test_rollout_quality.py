@@ -128,6 +128,7 @@ def test_report_rates_match_the_faults(corrupted):
     overall = report["overall"]
     assert overall["rollouts"] == 40
     assert overall["goal_consistency"] == pytest.approx(39 / 40)
+    assert overall["clean_goal_consistency"] == pytest.approx(37 / 40)  # 2 and 3 reach the goal through a wrong step
     steps = sum(c["length"] for c in report["rollouts"])
     assert overall["one_step_error_rate"] == pytest.approx(4 / steps)
     assert overall["drift_error_rate"] == pytest.approx(2 / steps)
@@ -136,8 +137,8 @@ def test_report_rates_match_the_faults(corrupted):
     assert sum(s["rollouts"] for s in report["per_task"].values()) == 40
     assert all(s["one_step_error_rate"] is not None and "drift_error_rate" in s for s in report["per_task"].values())
     header, first = format_quality_table([report]).splitlines()[:2]
-    assert header.split()[3:6] == ["consistent", "one-step", "drift"]
-    assert first.split()[4:6] == [f"{4 / steps:.1%}", f"{2 / steps:.1%}"]
+    assert header.split()[3:7] == ["consistent", "clean", "one-step", "drift"]
+    assert first.split()[4:7] == [f"{37 / 40:.1%}", f"{4 / steps:.1%}", f"{2 / steps:.1%}"]
 
 
 def test_datamodule_filter_drops_exactly_the_failing_rollouts(babyai_real, corrupted):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 import torch
@@ -57,6 +58,23 @@ def test_the_users_own_data_win_and_are_not_imagined_over(shipped_tiny_model, tm
         imagine_command, "imagine", lambda *args, **kwargs: pytest.fail("imagined over the user's data")
     )
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == own
+
+
+def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(tiny_assets, tmp_path, monkeypatch, capsys):
+    shipped = tmp_path / "assets"
+    shutil.copytree(tiny_assets, shipped)
+    monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", shipped)
+    first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    old_sha = load_episodes(first).metadata["generator"]["checkpoint_sha256"]
+    settings = shipped / "BabyAI-v0" / "imagination.json"
+    settings.write_text(json.dumps({**TINY_SETTINGS, "rollouts": TINY_SETTINGS["rollouts"] + 1}))  # a new release
+    again = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    assert again == first and load_episodes(again).num_episodes == TINY_SETTINGS["rollouts"] + 1
+    stale = first.with_name(f"imaginary-easy.stale-{old_sha[:8]}")
+    assert load_episodes(stale).num_episodes == TINY_SETTINGS["rollouts"]  # set aside, not lost
+    assert f"moved to {stale}" in capsys.readouterr().out
+    monkeypatch.setattr(imagine_command, "imagine", lambda *args, **kwargs: pytest.fail("imagined a third time"))
+    assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == first  # current data are kept
 
 
 def test_the_train_level_is_never_imagined(shipped_tiny_model, tmp_path):

@@ -25,7 +25,8 @@ from imaginebench.errors import UserInputError, check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
 from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 from imaginebench.registry import get_domain, make
-from imaginebench.shipped import shipped_model
+from imaginebench.shipped import CHECKPOINT_FILE, ShippedModel, shipped_model
+from imaginebench.storage import read_json
 
 
 def load_grounded_model(checkpoint: str | Path, device: str = "cpu"):
@@ -201,12 +202,12 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
     the env ships a grounded model, imagined from it into the data root first. ``None`` when neither."""
     level = resolve_level(level)
     found = find_imaginary_dataset(env_id, level, data_dir)
-    if found is not None or level not in IMAGINED_LEVELS:
-        return found
-    model = shipped_model(env_id)
-    if model is None:
-        return None
     out = default_dataset_dir(env_id, "imaginary", level, data_dir)
+    model = shipped_model(env_id) if level in IMAGINED_LEVELS else None
+    if found == out and model is not None:
+        found = None if set_aside_if_stale(out, env_id, model) else found
+    if found is not None or model is None:
+        return found
     print(
         f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts} rollouts "
         f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
@@ -224,3 +225,24 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
         progress=True,
         wait=True,
     )
+
+
+def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
+    """Renames data the commands imagined from an earlier shipped model (its checkpoint or settings differ from
+    what ``assets/`` ships now) to ``<path>.stale-<sha>``, with a line saying so; True when it did. Data a user
+    imagined from a checkpoint of their own are theirs and stay. Nothing is deleted."""
+    metadata = read_json(path / "metadata.json") or {}
+    generator = metadata.get("generator") or {}
+    if Path(str(generator.get("checkpoint", ""))).parts[-2:] != (env_id, CHECKPOINT_FILE):
+        return False
+    made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
+    made_with.append((metadata.get("counts") or {}).get("episodes"))
+    if made_with == [file_sha256(model.checkpoint), model.seed, model.temperature, model.rollouts]:
+        return False
+    stale = path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}")
+    print(f"{path}: imagined from an earlier shipped model; moved to {stale} and imagined anew", flush=True)
+    try:
+        path.rename(stale)
+    except FileNotFoundError:  # another process of the same run (DDP) moved it first
+        pass
+    return True
