@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,10 @@ import pytest
 import torch
 import yaml
 
-from imaginebench.commands.imagine import find_or_imagine
+from imaginebench.commands.imagine import imagine
+from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.levels import IMAGINED_LEVELS
+from tests.shipped_fixtures import TINY_SETTINGS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,12 +22,18 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def tiny_imaginary_data_root(tmp_path, shipped_tiny_model, monkeypatch) -> Path:
     """The BabyAI configs mix in the imaginary rollouts of the novel levels: made here by the tiny
-    shipped model into a temporary data root that the ``fit`` subprocesses inherit, so they never
-    imagine with the real shipped model nor write into the repository's ``data/``."""
+    model into a temporary data root that the ``fit`` subprocesses inherit, so they never imagine
+    with the real shipped model nor write into the repository's ``data/``. The checkpoint is a copy
+    under another name: data of a checkpoint of one's own are used as found, while data of a
+    shipped model other than ``assets/`` holds (the subprocesses see the real one) would be imagined anew."""
     root = tmp_path / "data-root"
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(root))
+    own = tmp_path / "tiny-grounding.ckpt"
+    shutil.copyfile(shipped_tiny_model / "BabyAI-v0" / "grounding.ckpt", own)
     for level in IMAGINED_LEVELS:
-        find_or_imagine("BabyAI-v0", level)
+        imagine(
+            own, "BabyAI-v0", level, TINY_SETTINGS["rollouts"], default_dataset_dir("BabyAI-v0", "imaginary", level)
+        )
     return root
 
 
