@@ -22,7 +22,7 @@ import numpy as np
 import yaml
 
 from imaginebench.errors import UserInputError
-from imaginebench.levels import LEVELS
+from imaginebench.levels import IMAGINED_LEVELS, LEVELS
 from imaginebench.plotting import headless_pyplot
 from imaginebench.robust_statistics import bootstrap_interval, interquartile_mean, probability_of_improvement
 from imaginebench.storage import atomic_write_text
@@ -135,9 +135,6 @@ def run_table(groups: dict[str, list[Run]]) -> list[str]:
     return lines
 
 
-NOVEL_LEVELS = ("rephrase", "easy", "hard")
-
-
 def task_scores(members: list[Run], level: str) -> np.ndarray | None:
     """``(seeds, tasks)`` success per task of one level (``None`` where a seed did not evaluate it)."""
     if not all(level in m.results["levels"] and "per_task" in m.results["levels"][level] for m in members):
@@ -160,13 +157,13 @@ def aggregate_table(groups: dict[str, list[Run]]) -> list[str]:
     """Per group and novel level: IQM over seeds × tasks, and the probability of improving on the group's
     real-only baseline, each with a 95 % stratified bootstrap interval."""
     lines = [
-        "| run group | " + " | ".join(f"{level}: IQM | {level}: P(> real only)" for level in NOVEL_LEVELS) + " |",
-        "|---|" + "---:|---:|" * len(NOVEL_LEVELS),
+        "| run group | " + " | ".join(f"{level}: IQM | {level}: P(> real only)" for level in IMAGINED_LEVELS) + " |",
+        "|---|" + "---:|---:|" * len(IMAGINED_LEVELS),
     ]
     for group, members in groups.items():
         baseline = baseline_of(group, groups)
         cells = []
-        for level in NOVEL_LEVELS:
+        for level in IMAGINED_LEVELS:
             scores = task_scores(members, level)
             if scores is None:
                 cells += ["–", "–"]
@@ -290,7 +287,7 @@ def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
     figure, axis = plt.subplots(figsize=(7, 4.5))
     drawn = False
     for group, members in groups.items():
-        scores = [task_scores(members, level) for level in NOVEL_LEVELS]
+        scores = [task_scores(members, level) for level in IMAGINED_LEVELS]
         if any(s is None for s in scores):
             continue
         pooled = np.concatenate([s.ravel() for s in scores])
