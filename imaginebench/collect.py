@@ -7,6 +7,7 @@ Episodes are spread evenly over the level's tasks (round robin) and episode ``i`
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,12 @@ from tensordict import TensorDict
 
 from imaginebench.datasets import EpisodeDataset
 from imaginebench.datasets.locations import default_dataset_dir
+from imaginebench.datasets.shard_pool import available_cores
 from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import check_at_least, check_can_create, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 from imaginebench.levels import resolve_level
-from imaginebench.registry import get_domain, make
+from imaginebench.registry import get_domain, instruction_table, make
 
 STEP_FIELDS = (
     "state",
@@ -154,13 +156,16 @@ def collect(
     overwrite: bool = False,
     progress: bool = True,
     wait: bool = False,
+    workers: int = 1,
 ) -> Path:
     """Collect ``episodes`` expert episodes of ``level`` into the dataset directory ``out``.
 
     ``wait``: when another process is writing ``out``, wait for it and use what it wrote instead of
-    failing; for collection on first use, where two runs may start at once."""
+    failing; for collection on first use, where two runs may start at once. ``workers``: processes
+    collecting shards at once; the dataset is the same for any number. They are spawned, so a script
+    that calls this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard."""
     level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
-    check_at_least(1, {"--episodes": episodes})
+    check_at_least(1, {"--episodes": episodes, "--workers": workers})
     config = {
         "env_id": env_id,
         "level": level,
@@ -170,12 +175,11 @@ def collect(
         "pooling": pooling,
         "shard_episodes": shard_episodes,
     }
-
-    def produce(indices: range) -> EpisodeDataset:
-        return run_expert_episodes(env_id, level, indices, seed, encoder, pooling)
-
+    if workers > 1:
+        instruction_table(env_id, level, encoder, pooling)  # encoded once here, not raced for by every worker
+    produce = partial(run_expert_episodes, env_id, level, seed=seed, encoder=encoder, pooling=pooling)  # picklable
     return write_sharded(
-        produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait
+        produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait, workers
     )
 
 
@@ -204,6 +208,7 @@ def collect_default(
         pooling=pooling,
         progress=True,
         wait=True,
+        workers=available_cores(),
     )
 
 

@@ -206,6 +206,8 @@ BAD_INPUTS = {
     "collect-env": (collect_args("--env", "Foo-v0"), r"--env: unknown env id 'Foo-v0'"),
     "collect-level": (collect_args("--level", "extreme"), r"--level: unknown level 'extreme'"),
     "collect-episodes-0": (collect_args("--episodes", "0"), r"--episodes must be >= 1, got 0"),
+    "collect-workers-0": (collect_args("--workers", "0"), r"--workers must be >= 1, got 0"),
+    "collect-workers-negative": (collect_args("--workers", "-2"), r"--workers must be >= 1, got -2"),
     "imagine-ckpt-random-bytes": (
         imagine("--checkpoint", "{in}/random.ckpt"),
         r"--checkpoint \S+random.ckpt: not a checkpoint",

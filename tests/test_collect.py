@@ -1,13 +1,19 @@
 import subprocess
 import sys
+from functools import partial
+from pathlib import Path
 
 import pytest
 import torch
 
 import imaginebench.collect as collect_module
-from imaginebench.collect import collect
-from imaginebench.datasets import load_episodes
+from imaginebench.collect import collect, run_expert_episodes
+from imaginebench.datasets import EpisodeDataset, load_episodes
+from imaginebench.datasets.compare import dataset_differences
+from imaginebench.datasets.shard_pool import ShardFailedError
+from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import UserInputError
+from imaginebench.instructions import DEFAULT_ENCODER
 
 
 def test_collect_is_deterministic_and_balanced_over_tasks(tmp_path):
@@ -44,6 +50,49 @@ def test_interrupted_collect_resumes_to_the_same_dataset(tmp_path, monkeypatch):
     for key in reference.steps.keys():
         assert torch.equal(reference.steps[key], resumed.steps[key]), key
     assert not (tmp_path / ".out.partial").exists()
+
+
+@pytest.fixture(scope="module")
+def one_worker_run(tmp_path_factory) -> EpisodeDataset:
+    """8 BabyAI train episodes (seed 3) in 4 shards, collected in this process: what any worker count must write."""
+    out = tmp_path_factory.mktemp("one-worker") / "ds"
+    return load_episodes(collect("BabyAI-v0", "train", 8, out, seed=3, shard_episodes=2, progress=False, workers=1))
+
+
+def test_collect_in_two_workers_writes_the_one_worker_dataset(one_worker_run, tmp_path):
+    two = collect("BabyAI-v0", "train", 8, tmp_path / "two", seed=3, shard_episodes=2, progress=False, workers=2)
+    assert dataset_differences(one_worker_run, load_episodes(two)) == []
+    assert "workers" not in load_episodes(two).metadata["produced_by"]["config"]
+
+
+def logged_expert_episodes(log: Path, failing_start: int | None, indices: range) -> EpisodeDataset:
+    """The episodes of a BabyAI train run (seed 3) that records each shard it makes in ``log`` and
+    fails on the shard starting at ``failing_start``; module-level, so worker processes can run it."""
+    log.mkdir(exist_ok=True)
+    (log / str(indices.start)).touch()
+    if indices.start == failing_start:
+        raise RuntimeError("expert crashed")
+    return run_expert_episodes("BabyAI-v0", "train", indices, 3, DEFAULT_ENCODER, "mean")
+
+
+def test_a_failed_parallel_run_names_the_shard_and_resumes_without_redoing_finished_shards(one_worker_run, tmp_path):
+    config = one_worker_run.metadata["produced_by"]["config"]  # that collect run's, so its resume is tested too
+    out, partial_dir = tmp_path / "out", tmp_path / ".out.partial"
+    with pytest.raises(ShardFailedError, match=r"shard 1 \(episodes 2-3\).*RuntimeError: expert crashed"):
+        write_sharded(
+            partial(logged_expert_episodes, tmp_path / "log-1", 2), 8, out, config, 2, "", progress=False, workers=2
+        )
+    assert not out.exists()
+    finished = {path.name for path in partial_dir.glob("shard-*")}
+    assert "shard-00000" in finished and "shard-00001" not in finished
+    # resumed in one worker: the worker count is no part of the run (and one spawn fewer keeps the test fast)
+    write_sharded(
+        partial(logged_expert_episodes, tmp_path / "log-2", None), 8, out, config, 2, "", progress=False, workers=1
+    )
+    redone = {f"shard-{int(path.name) // 2:05d}" for path in (tmp_path / "log-2").iterdir()}
+    assert redone == {f"shard-{number:05d}" for number in range(4)} - finished
+    assert dataset_differences(one_worker_run, load_episodes(out)) == []
+    assert not partial_dir.exists()
 
 
 def test_collect_refuses_to_overwrite_and_rejects_bad_arguments(tmp_path):

@@ -17,7 +17,7 @@ Training and evaluation (LightningCLI; see `imaginebench fit --help`):
   test       evaluate a checkpoint:       imaginebench test --config ... --ckpt_path CKPT
 
 Data:
-  collect    collect expert episodes:     imaginebench collect --env BabyAI-v0 --level train --episodes N --out DIR
+  collect    collect expert episodes:     imaginebench collect --env BabyAI-v0 --level train --episodes N --out DIR [--workers N]
   experts    train learned experts (SAC):  imaginebench experts train --env Mujoco-v0 --skills jump-forward --seed 0
   export     a dataset in another format: imaginebench export --format minari|parquet|d3rlpy DIR [--out OUT]
 
@@ -102,10 +102,14 @@ def collect_main(argv: list[str]) -> None:
     )
     parser.add_argument("--pooling", default="mean", choices=("mean", "cls", "pooler"))
     parser.add_argument("--overwrite", action="store_true", help="replace an existing dataset")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="processes collecting shards at once (default: all cores)"
+    )
     args = parser.parse_args(argv)
 
     from imaginebench.collect import collect, format_success_table
     from imaginebench.datasets import load_episodes
+    from imaginebench.datasets.shard_pool import available_cores
 
     out = collect(
         args.env,
@@ -116,6 +120,7 @@ def collect_main(argv: list[str]) -> None:
         encoder=args.encoder,
         pooling=args.pooling,
         overwrite=args.overwrite,
+        workers=available_cores() if args.workers is None else args.workers,
     )
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")

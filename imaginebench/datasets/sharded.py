@@ -1,8 +1,9 @@
 """Resumable, sharded writing of a dataset whose episodes are produced in independent chunks.
 
 Used by expert collection and by imagination: episode ``i`` depends only on the run's
-arguments and ``i``, so work is written in shards, each atomically; an interrupted run resumes
-from its last complete shard, and the final dataset appears (by rename) only when all are done.
+arguments and ``i``, so work is written in shards, each atomically (in worker processes if asked:
+:mod:`imaginebench.datasets.shard_pool`); an interrupted run resumes from its last complete shard,
+and the final dataset appears (by rename) only when all are done.
 Two runs never write one output at once (a lock), and leftovers of killed runs are removed by the next.
 """
 
@@ -12,19 +13,18 @@ import json
 import shlex
 import shutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from imaginebench.datasets.episodes import (
-    EpisodeDataset,
     concat_datasets,
     load_episodes,
     require_replaceable,
     write_episodes,
 )
+from imaginebench.datasets.shard_pool import Produce, Shard, write_shards
 from imaginebench.errors import naming
 from imaginebench.locks import exclusive_lock
 from imaginebench.storage import atomic_write_text, read_json, remove_stale_siblings
@@ -33,7 +33,7 @@ CONFIG_FILE = "config.json"
 
 
 def write_sharded(
-    produce: Callable[[range], EpisodeDataset],
+    produce: Produce,
     episodes: int,
     out: str | Path,
     config: dict[str, Any],
@@ -42,6 +42,7 @@ def write_sharded(
     overwrite: bool = False,
     progress: bool = True,
     wait: bool = False,
+    workers: int = 1,
 ) -> Path:
     """Write ``produce(range(i, j))`` for consecutive shards of ``episodes`` into ``out``.
 
@@ -50,6 +51,9 @@ def write_sharded(
 
     One writer at a time holds ``out``'s lock (:mod:`imaginebench.locks`); another one fails naming
     it, or with ``wait`` waits and then returns the ``out`` the holder wrote ("write if missing").
+
+    ``workers`` > 1 produces the missing shards in that many processes (:mod:`imaginebench.datasets.shard_pool`;
+    ``produce`` must then be picklable); the dataset is the same for any number, so it is not part of ``config``.
     """
     out = Path(out)
     with exclusive_lock(out, wait=wait):
@@ -68,16 +72,19 @@ def write_sharded(
         partial.mkdir(parents=True, exist_ok=True)
         atomic_write_text(json.dumps(config), partial / CONFIG_FILE)
 
+        shards = [
+            Shard(number, range(start, min(start + shard_episodes, episodes)), partial / f"shard-{number:05d}")
+            for number, start in enumerate(range(0, episodes, shard_episodes))
+        ]
+        missing = [shard for shard in shards if not shard.directory.exists()]
+        for shard in missing:
+            remove_stale_siblings(shard.directory)  # temporary directories of a shard's killed writer
         bar = tqdm(total=episodes, desc=description, unit="ep", disable=not progress)
-        shards = []
-        for number, start in enumerate(range(0, episodes, shard_episodes)):
-            shard_dir = partial / f"shard-{number:05d}"
-            if not shard_dir.exists():
-                write_episodes(produce(range(start, min(start + shard_episodes, episodes))), shard_dir)
-            shards.append(load_episodes(shard_dir))
-            bar.update(min(shard_episodes, episodes - start))
+        bar.update(episodes - sum(len(shard.indices) for shard in missing))
+        write_shards(produce, missing, workers, lambda shard: bar.update(len(shard.indices)))
         bar.close()
         produced_by = {"command": shlex.join(sys.argv), "config": config}
-        write_episodes(concat_datasets(shards, {"produced_by": produced_by}), out, overwrite=overwrite)
+        datasets = [load_episodes(shard.directory) for shard in shards]  # in index order, whatever order they came in
+        write_episodes(concat_datasets(datasets, {"produced_by": produced_by}), out, overwrite=overwrite)
         shutil.rmtree(partial)
     return out
