@@ -20,7 +20,7 @@ from pathlib import Path
 from imaginebench.collect import collect
 from imaginebench.datasets import load_episodes
 from imaginebench.datasets.compare import dataset_differences
-from imaginebench.datasets.shard_pool import available_cores
+from imaginebench.processes import available_cores
 from imaginebench.registry import instruction_table
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import lightning.pytorch as pl
 from lightning.pytorch.utilities import rank_zero_only
 
+from imaginebench.errors import check_at_least
 from imaginebench.evaluation import LevelResult, evaluate_level, format_level_table
 from imaginebench.levels import LEVELS, resolve_level
 from imaginebench.plotting import headless_pyplot
@@ -20,7 +21,8 @@ class SuccessRateEvaluation(pl.Callback):
 
     Runs on rank 0 only (evaluation needs no gradient sync); writes ``results.json`` in the
     log directory after every evaluation, a success-per-epoch plot, and prints a per-level
-    table when training ends.
+    table when training ends. ``workers``: processes stepping the envs (``None``: the domain's default,
+    1: in this process; see :func:`~imaginebench.evaluation.evaluate_level`); results do not depend on it.
     """
 
     def __init__(
@@ -29,11 +31,14 @@ class SuccessRateEvaluation(pl.Callback):
         episodes_per_task: int = 20,
         every_n_epochs: int = 1,
         seed: int = 100_000,
+        workers: int | None = None,
     ) -> None:
+        check_at_least(1, {"workers": workers})  # at configuration, not after the first epoch
         self.levels = [resolve_level(level) for level in levels]
         self.episodes_per_task = episodes_per_task
         self.every_n_epochs = every_n_epochs
         self.seed = seed
+        self.workers = workers
         self.history: list[dict] = []
         self.latest: dict[str, LevelResult] = {}
         self.log_dir = Path(".")
@@ -71,6 +76,7 @@ class SuccessRateEvaluation(pl.Callback):
                 device=pl_module.device,
                 encoder=data.encoder,
                 pooling=data.pooling,
+                workers=self.workers,
             )
             for level in self.levels
         }

@@ -17,11 +17,11 @@ from tensordict import TensorDict
 
 from imaginebench.datasets import EpisodeDataset
 from imaginebench.datasets.locations import default_dataset_dir
-from imaginebench.datasets.shard_pool import available_cores
 from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import check_at_least, check_can_create, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 from imaginebench.levels import resolve_level
+from imaginebench.processes import available_cores
 from imaginebench.registry import get_domain, instruction_table, make
 
 STEP_FIELDS = (

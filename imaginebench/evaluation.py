@@ -11,8 +11,11 @@ import numpy as np
 import torch
 
 from imaginebench.envs.domain import Domain
+from imaginebench.envs.worker_vector_env import WorkerVectorEnv
+from imaginebench.errors import check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
-from imaginebench.registry import get_domain, make
+from imaginebench.processes import available_cores
+from imaginebench.registry import get_domain, instruction_table, make
 
 ActFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 """``act(state, instruction_embedding) -> action``, batched."""
@@ -48,13 +51,20 @@ def evaluate_level(
     device: torch.device | str = "cpu",
     encoder: str = DEFAULT_ENCODER,
     pooling: str = "mean",
+    workers: int | None = None,
 ) -> LevelResult:
     """Run ``episodes_per_task`` episodes of every task of ``level`` at once in a vector env.
 
     Episode ``k`` of every evaluation uses seed ``seed + k``, so successive evaluations during
     training see the same start states and are comparable. Domains with a stored evaluation set
     (``Domain.evaluation_starts``) start episode ``k`` of a task from its entry ``k`` instead.
+
+    ``workers``: processes stepping the envs, each a contiguous block of them (:class:`WorkerVectorEnv`;
+    the policy stays here); 1 steps them in this process, ``None`` takes the domain's default (all cores
+    where ``Domain.evaluation_in_subprocesses``, else 1). The results do not depend on it. Workers are
+    spawned, so a script calling this with more than one needs the ``if __name__ == "__main__":`` guard.
     """
+    check_at_least(1, {"workers": workers})
     domain = get_domain(env_id)
     tasks = domain.tasks[level]
     assignments = [task for task in tasks for _ in range(episodes_per_task)]
@@ -62,23 +72,16 @@ def evaluate_level(
     factories = [
         partial(_make_env, env_id, level, task, encoder, pooling, start) for task, start in zip(assignments, starts)
     ]
-    envs = gym.vector.SyncVectorEnv(factories)  # finished envs autoreset; their results are masked out
-    n = len(assignments)
-    obs, _ = envs.reset(seed=[seed + k for k in range(n)])
-    active = np.ones(n, dtype=bool)
-    success, returns, lengths = np.zeros(n, bool), np.zeros(n), np.zeros(n, int)
-    while active.any():
-        with torch.no_grad():
-            action = act(
-                torch.as_tensor(obs["state"], device=device),
-                torch.as_tensor(obs["instruction_embedding"], device=device),
-            )
-        obs, reward, terminated, truncated, info = envs.step(action.cpu().numpy())
-        returns[active] += reward[active]
-        lengths[active] += 1
-        success[active] = info["is_success"][active]
-        active &= ~(terminated | truncated)
-    envs.close()
+    if workers is None:
+        workers = available_cores() if domain.evaluation_in_subprocesses else 1
+    workers = min(workers, len(factories))
+    if workers > 1:
+        instruction_table(env_id, level, encoder, pooling)  # encoded once here, not raced for by every worker
+    envs = WorkerVectorEnv(factories, workers) if workers > 1 else gym.vector.SyncVectorEnv(factories)
+    try:
+        success, returns, lengths = _run_episodes(act, envs, seed, device)
+    finally:
+        envs.close()
     per_task = {}
     for task in tasks:
         rows = np.array([a == task for a in assignments])
@@ -92,6 +95,29 @@ def evaluate_level(
         mean_length=float(lengths.mean()),
         per_task=per_task,
     )
+
+
+def _run_episodes(
+    act: ActFn, envs: gym.vector.VectorEnv, seed: int, device: torch.device | str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Success, return and length of one episode per sub-env, sub-env ``k`` reset with seed ``seed + k``."""
+    n = envs.num_envs
+    obs, _ = envs.reset(seed=[seed + k for k in range(n)])
+    active = np.ones(n, dtype=bool)
+    success, returns, lengths = np.zeros(n, bool), np.zeros(n), np.zeros(n, int)
+    while active.any():
+        with torch.no_grad():
+            action = act(
+                torch.as_tensor(obs["state"], device=device),
+                torch.as_tensor(obs["instruction_embedding"], device=device),
+            )
+        # finished envs autoreset; their results are masked out
+        obs, reward, terminated, truncated, info = envs.step(action.cpu().numpy())
+        returns[active] += reward[active]
+        lengths[active] += 1
+        success[active] = info["is_success"][active]
+        active &= ~(terminated | truncated)
+    return success, returns, lengths
 
 
 class _StartFrom(gym.Wrapper):

@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "imaginebench.env_spec",
             "imaginebench.upstream",
             "imaginebench.instructions",
+            "imaginebench.processes",
         ),
     ),
     ("env", ("imaginebench.envs", "imaginebench.registry", "imaginebench.experts", "imaginebench.evaluation")),

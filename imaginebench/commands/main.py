@@ -109,7 +109,7 @@ def collect_main(argv: list[str]) -> None:
 
     from imaginebench.collect import collect, format_success_table
     from imaginebench.datasets import load_episodes
-    from imaginebench.datasets.shard_pool import available_cores
+    from imaginebench.processes import available_cores
 
     out = collect(
         args.env,

@@ -8,17 +8,14 @@ failure stay for it. Workers are spawned, not forked (safe with torch's threads 
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import pickle
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
 from imaginebench.datasets.episodes import EpisodeDataset, write_episodes
+from imaginebench.processes import spawn_context, use_one_thread
 
 Produce = Callable[[range], EpisodeDataset]
 
@@ -39,14 +36,6 @@ class ShardFailedError(RuntimeError):
     """A worker failed to produce a shard; its own traceback is the ``__cause__``."""
 
 
-def available_cores() -> int:
-    """The cores this process may run on (its affinity mask where the OS has one): the default
-    worker count, one single-threaded worker per core."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def write_shards(produce: Produce, shards: list[Shard], workers: int, on_written: Callable[[Shard], None]) -> None:
     """Produce and write every shard, calling ``on_written`` (in this process) as each one is on disk.
 
@@ -61,7 +50,7 @@ def write_shards(produce: Produce, shards: list[Shard], workers: int, on_written
             on_written(shard)
         return
     require_picklable(produce)
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=use_one_thread)
+    pool = ProcessPoolExecutor(workers, mp_context=spawn_context(), initializer=use_one_thread)
     try:
         running = {pool.submit(write_shard, produce, shard): shard for shard in shards}
         for future in as_completed(running):
@@ -80,14 +69,6 @@ def write_shards(produce: Produce, shards: list[Shard], workers: int, on_written
 
 def write_shard(produce: Produce, shard: Shard) -> None:
     write_episodes(produce(shard.indices), shard.directory)
-
-
-def use_one_thread() -> None:
-    """Each worker is one process on one core: a second thread per worker only competes with the
-    other workers (and makes torch's spin-waiting threads slow everything down)."""
-    os.environ["OMP_NUM_THREADS"] = "1"
-    os.environ["MKL_NUM_THREADS"] = "1"
-    torch.set_num_threads(1)
 
 
 def require_picklable(produce: Produce) -> None:

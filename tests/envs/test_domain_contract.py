@@ -123,6 +123,11 @@ def test_the_action_space_is_declared_for_its_kind(env_id):
 
 
 @pytest.mark.parametrize("env_id", env_ids())
+def test_where_evaluation_steps_its_envs_is_declared(env_id):
+    assert isinstance(get_domain(env_id).evaluation_in_subprocesses, bool)
+
+
+@pytest.mark.parametrize("env_id", env_ids())
 def test_the_env_class_implements_the_contract(env_id):
     module = importlib.import_module(DOMAIN_MODULES[env_id] + ".env")
     classes = [c for c in vars(module).values() if isinstance(c, type) and issubclass(c, ImagineBenchEnv)]

@@ -30,6 +30,7 @@ DOMAIN = Domain(
     state_dim=STATE_DIM,
     config_dir="babyai",
     real_episodes=20000,
+    evaluation_in_subprocesses=False,
     action_kind="discrete",
     num_actions=NUM_ACTIONS,
 )

@@ -25,6 +25,7 @@ DOMAIN = Domain(
     state_dim=STATE_DIM,
     config_dir="clevr",
     real_episodes=10000,
+    evaluation_in_subprocesses=False,  # short pushes, not measured: evaluate_level(workers=N) overrides
     action_kind="discrete",
     num_actions=NUM_ACTIONS,
     evaluation_starts=evaluation_starts,

@@ -27,6 +27,7 @@ DOMAIN = Domain(
     state_dim=STATE_DIM,
     config_dir="halfcheetah",
     real_episodes=1000,
+    evaluation_in_subprocesses=True,
     action_kind="continuous",
     action_dim=ACTION_DIM,
     learned_experts=LearnedExperts(skills=SKILLS, training_env=SkillTrainingEnv, directory=EXPERT_DIR),

@@ -43,6 +43,7 @@ DOMAIN = Domain(
     state_dim=STATE_DIM,
     config_dir="libero",
     real_episodes=480,
+    evaluation_in_subprocesses=True,
     action_kind="continuous",
     action_dim=7,
     collect_action_noise=COLLECT_ACTION_NOISE,

@@ -26,6 +26,7 @@ DOMAIN = Domain(
     state_dim=STATE_DIM,
     config_dir="metaworld",
     real_episodes=2000,
+    evaluation_in_subprocesses=True,
     action_kind="continuous",
     action_dim=4,
 )

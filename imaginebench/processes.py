@@ -1,0 +1,30 @@
+"""Worker processes of collection and evaluation: how many by default, and how each one starts."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from multiprocessing.context import SpawnContext
+
+import torch
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask where the OS has one): the default
+    worker count, one single-threaded worker per core."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def spawn_context() -> SpawnContext:
+    """Workers are spawned, not forked: torch's threads and the simulators' state are not fork-safe."""
+    return multiprocessing.get_context("spawn")
+
+
+def use_one_thread() -> None:
+    """Each worker is one process on one core: a second thread per worker only competes with the
+    other workers (and makes torch's spin-waiting threads slow everything down)."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)

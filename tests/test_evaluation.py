@@ -1,0 +1,97 @@
+import multiprocessing
+
+import pytest
+import torch
+
+import imaginebench.evaluation as evaluation_module
+from callbacks.evaluation import SuccessRateEvaluation
+from imaginebench.evaluation import ActFn, evaluate_level
+from imaginebench.registry import get_domain
+
+pytestmark = pytest.mark.filterwarnings("ignore:Constant")  # Meta-World's package warns about its own gains
+
+
+def state_keyed_act(env_id: str) -> ActFn:
+    """A fixed policy that still acts differently in every state: its action is a function of the state alone."""
+    domain = get_domain(env_id)
+
+    def act(state: torch.Tensor, instruction_embedding: torch.Tensor) -> torch.Tensor:
+        key = (state.abs().sum(dim=1) * 1000).floor().long()
+        if domain.action_kind == "discrete":
+            return key % domain.num_actions
+        return torch.sin(key[:, None].double() + torch.arange(domain.action_dim)).float()
+
+    return act
+
+
+class Spawned(Exception):
+    """Raised instead of starting workers, where a test only asks how many evaluation would start."""
+
+
+@pytest.mark.parametrize(
+    ("env_id", "level", "episodes_per_task"), [("Ball-v0", "train", 2), ("MetaWorld-v0", "hard", 1)]
+)
+def test_workers_give_the_in_process_result(env_id, level, episodes_per_task, monkeypatch):
+    in_process = evaluate_level(state_keyed_act(env_id), env_id, level, episodes_per_task, seed=5, workers=1)
+    started = []
+
+    class RecordedWorkerVectorEnv(evaluation_module.WorkerVectorEnv):
+        def __init__(self, env_fns, workers):
+            started.append(workers)
+            super().__init__(env_fns, workers)
+
+    monkeypatch.setattr(evaluation_module, "WorkerVectorEnv", RecordedWorkerVectorEnv)
+    in_workers = evaluate_level(state_keyed_act(env_id), env_id, level, episodes_per_task, seed=5, workers=2)
+    assert started == [2]
+    assert in_workers.to_dict() == in_process.to_dict()
+    assert multiprocessing.active_children() == []
+
+
+def test_clevr_episodes_differ_so_the_comparison_sees_masking():
+    result = evaluate_level(state_keyed_act("Ball-v0"), "Ball-v0", "train", 2, seed=5, workers=1)
+    assert len({task.mean_length for task in result.per_task.values()}) > 1
+
+
+@pytest.fixture
+def started_workers(monkeypatch) -> list[int]:
+    """The worker counts evaluation asks for, on a machine of 3 cores, without starting any worker."""
+    started = []
+
+    def record(env_fns, workers):
+        started.append(workers)
+        raise Spawned
+
+    monkeypatch.setattr(evaluation_module, "WorkerVectorEnv", record)
+    monkeypatch.setattr(evaluation_module, "available_cores", lambda: 3)
+    return started
+
+
+def test_by_default_a_simulator_domain_evaluates_in_one_worker_per_core(started_workers):
+    assert get_domain("MetaWorld-v0").evaluation_in_subprocesses
+    with pytest.raises(Spawned):
+        evaluate_level(state_keyed_act("MetaWorld-v0"), "MetaWorld-v0", "hard", 1, seed=0)
+    assert started_workers == [3]
+
+
+def test_by_default_a_grid_world_evaluates_in_process(started_workers):
+    assert not get_domain("BabyAI-v0").evaluation_in_subprocesses
+    evaluate_level(state_keyed_act("BabyAI-v0"), "BabyAI-v0", "hard", 1, seed=0)
+    assert started_workers == []
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_fewer_than_one_worker_is_refused_in_one_line(workers):
+    message = rf"^workers must be >= 1, got {workers}$"
+    with pytest.raises(ValueError, match=message):
+        evaluate_level(state_keyed_act("BabyAI-v0"), "BabyAI-v0", "train", 1, seed=0, workers=workers)
+    with pytest.raises(ValueError, match=message):
+        SuccessRateEvaluation(workers=workers)
+
+
+def test_a_failing_policy_leaves_no_worker_running():
+    def act(state: torch.Tensor, instruction_embedding: torch.Tensor) -> torch.Tensor:
+        raise RuntimeError("policy crashed")
+
+    with pytest.raises(RuntimeError, match="policy crashed"):
+        evaluate_level(act, "Ball-v0", "hard", 1, seed=0, workers=2)
+    assert multiprocessing.active_children() == []
