@@ -47,6 +47,9 @@ def test_imagined_dataset_validates_and_records_its_provenance(tmp_path, grounde
         assert dataset.instruction_texts[int(steps["instruction_id"][rows[0]])] == info["instruction"]
         assert int(rows.numel()) <= env.horizon
         np.testing.assert_array_equal(steps["state"][rows[1:]].numpy(), steps["next_state"][rows[:-1]].numpy())
+        states = np.concatenate([steps["state"][rows].numpy(), steps["next_state"][rows[-1:]].numpy()])
+        rewards = env.imagined_rewards(states, steps["action"][rows].numpy(), env.success_flags(states))
+        np.testing.assert_allclose(steps["reward"][rows].numpy(), rewards, rtol=1e-6)  # the env's, stored as float32
 
 
 def test_imagination_is_reproducible_and_refuses_to_overwrite(tmp_path, grounded_checkpoint):

@@ -3,7 +3,9 @@
 Rollout ``i`` of a run: task ``i mod #tasks`` of the level, the env reset with seed
 ``episode_seed(seed, i)`` gives the first state and the instruction (as in ``collect``), and the
 model generates the rest, stopping when the env's success check holds on a generated state or at
-the env's horizon. The same seeds let ``rollout-quality`` replay every rollout in the simulator.
+the env's horizon. Each step's reward is the env's ``imagined_rewards``: the real data's reward where the
+generated states determine it (docs/datasets.md#imaginary-rewards). The same seeds let ``rollout-quality``
+replay every rollout in the simulator.
 Writing is sharded and resumable; the metadata records the checkpoint, its hyperparameters and the seed.
 """
 
@@ -93,13 +95,15 @@ def imagine_episodes(
         for row, index in enumerate(chunk):
             env, length = envs[row], int(batch.lengths[row])
             instruction_id = texts.setdefault(instructions[row], len(texts))
+            states, actions = batch.states[row, : length + 1].numpy(), batch.actions[row, :length].numpy()
+            rewards = env.imagined_rewards(states, actions, batch.success[row, : length + 1].numpy())
             for t in range(length):
                 success = bool(batch.success[row, t + 1])
                 for key, value in (
-                    ("state", batch.states[row, t].numpy()),
-                    ("next_state", batch.states[row, t + 1].numpy()),
-                    ("action", batch.actions[row, t].numpy()),
-                    ("reward", env.reward_on_success(t + 1) if success else 0.0),
+                    ("state", states[t]),
+                    ("next_state", states[t + 1]),
+                    ("action", actions[t]),
+                    ("reward", rewards[t]),
                     ("terminated", success),
                     ("truncated", not success and t + 1 == env.horizon),
                     ("success", success),

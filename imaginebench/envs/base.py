@@ -23,8 +23,8 @@ class ImagineBenchEnv(gym.Env):
     Imaginary rollouts are judged against the simulator through ``success_flags`` (the current episode's
     goal on generated states, legal ones only), ``state_violations``, ``state_tolerance``, ``state`` and,
     where the state vector determines the simulator (``state_determines_simulator``), ``set_state`` for
-    judging each generated transition on its own. ``tests/envs/test_domain_contract.py`` checks every
-    registered domain against this.
+    judging each generated transition on its own; ``imagined_rewards`` rewards them as ``step`` would.
+    ``tests/envs/test_domain_contract.py`` checks every registered domain against this.
     """
 
     horizon: int = 0
@@ -92,9 +92,19 @@ class ImagineBenchEnv(gym.Env):
         raise NotImplementedError(f"{self.env_id} does not check goals on generated states")
 
     def reward_on_success(self, steps_taken: int) -> float:
-        """The reward of the step that reaches the goal after ``steps_taken`` steps (every other
-        step gives 0): imaginary rollouts are rewarded with it. Sparse 1 unless a domain overrides it."""
+        """The reward of the step that reaches the goal after ``steps_taken`` steps, where every other
+        step gives 0 (the default ``imagined_rewards``). Sparse 1 unless a domain overrides it."""
         return 1.0
+
+    def imagined_rewards(self, states: np.ndarray, actions: np.ndarray, success: np.ndarray) -> np.ndarray:
+        """The reward of each step of a generated rollout of the current episode, under the definition of
+        ``step``'s reward as far as the generated states and actions determine it, so that imaginary and
+        real data mix on one reward scale. ``states`` ``(T + 1, state_dim)`` from the episode's first
+        state, ``actions`` ``(T, ...)``, ``success`` ``(T + 1,)`` the ``success_flags`` of ``states``;
+        returns float64 ``(T,)``. Default: ``reward_on_success(t + 1)`` on step ``t`` when ``success[t + 1]``,
+        else 0, which is ``step``'s reward in domains with sparse rewards; dense domains override it."""
+        reached = np.asarray(success, dtype=bool)[1:]
+        return np.array([self.reward_on_success(t + 1) if hit else 0.0 for t, hit in enumerate(reached)])
 
     @staticmethod
     def state_rules(state: np.ndarray) -> list[str]:

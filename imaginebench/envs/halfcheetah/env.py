@@ -66,9 +66,8 @@ class HalfCheetahEnv(ImagineBenchEnv):
         state = self.cheetah.step(action)
         self.history.append(state)
         states = np.asarray(self.history)
-        task = TASKS[self.task]
-        success = bool(task.check(states)[-1])
-        reward = task.reward(states) - control_cost(action)
+        success = bool(TASKS[self.task].check(states)[-1])
+        reward = self._reward(states, action)
         truncated = not success and len(self.history) - 1 >= HORIZON
         return self._observation(state), reward, success, truncated, self._info(success)
 
@@ -93,6 +92,19 @@ class HalfCheetahEnv(ImagineBenchEnv):
     def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The current task's check along the sequence."""
         return TASKS[self.task].check(states)
+
+    def imagined_rewards(self, states: np.ndarray, actions: np.ndarray, success: np.ndarray) -> np.ndarray:
+        """The dense reward ``step`` pays, from the generated states: every task reward is a function of the
+        states since the episode's start, and success only ends the episode (it pays nothing extra)."""
+        states = np.asarray(states, dtype=np.float64)
+        return np.array(
+            [self._reward(states[: t + 2], action) for t, action in enumerate(np.asarray(actions, dtype=np.float64))]
+        )
+
+    def _reward(self, states: np.ndarray, action: np.ndarray) -> float:
+        """The reward of reaching ``states[-1]`` (the episode from its start) with ``action``: one
+        definition for real and imagined steps. The action is clipped as ``step`` executes it."""
+        return TASKS[self.task].reward(states) - control_cost(np.clip(action, -1.0, 1.0))
 
     def render(self):
         return self.cheetah.package.render()

@@ -18,7 +18,7 @@ from imaginebench.envs.libero.banks import start_bank
 from imaginebench.envs.libero.layout import STATE_DIM, state_violations
 from imaginebench.envs.libero.phrasings import PHRASINGS
 from imaginebench.envs.libero.simulator import Snapshot, floor_scene
-from imaginebench.envs.libero.tasks import HORIZON, LEVEL_TASKS, TASKS, Task, reward
+from imaginebench.envs.libero.tasks import HORIZON, LEVEL_TASKS, TASKS, Task, reward, rollout_rewards
 from imaginebench.envs.staged import advance_stage, staged_success_flags
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
@@ -96,3 +96,8 @@ class LiberoEnv(ImagineBenchEnv):
         """Stages tracked along the sequence (from the episode's first state)."""
         assert self.spec_task is not None, "Libero-v0: call reset() before success_flags()"
         return staged_success_flags(self.spec_task.stages, states)
+
+    def imagined_rewards(self, states: np.ndarray, actions: np.ndarray, success: np.ndarray) -> np.ndarray:
+        """``step``'s shaped reward, a function of the states alone (:func:`~imaginebench.envs.libero.tasks.rollout_rewards`)."""
+        assert self.spec_task is not None, "Libero-v0: call reset() before imagined_rewards()"
+        return rollout_rewards(self.spec_task, states, success)

@@ -18,6 +18,7 @@ from itertools import permutations
 import numpy as np
 
 from imaginebench.envs.libero.layout import EEF, OBJECTS, SHORT, position
+from imaginebench.envs.staged import advance_stage
 
 Check = Callable[[np.ndarray, np.ndarray], bool]
 """(state, episode's first state) → whether the stage's goal holds."""
@@ -42,6 +43,10 @@ REST_DZ = 0.015
 OUT_OF_BASKET = {"alphabet_soup": 0.45, "cream_cheese": 0.35, "salad_dressing": 0.40}
 PROGRESS_SCALE = 20.0
 """Reward per metre of progress towards the current stage's goal (docs/original-benchmark.md#libero)."""
+STAGE_BONUS = 1.0
+"""Reward of the step that completes a stage."""
+SOLVE_BONUS = 1.0
+"""Reward added on the step that completes the last stage."""
 
 
 def _eef_to(obj: str) -> Distance:
@@ -208,8 +213,28 @@ def reward(
     stage, +1 more when the task is solved. ``previous`` is the episode's first state on its first
     step (quirk 14 of docs/original-benchmark.md fixed)."""
     if stage_after > stage_before:
-        return 1.0 + float(stage_after == len(task.stages))
+        return STAGE_BONUS + SOLVE_BONUS * (stage_after == len(task.stages))
     if stage_before >= len(task.stages):
         return 0.0
     distance = task.stages[stage_before].distance
     return PROGRESS_SCALE * (distance(previous, start) - distance(state, start))
+
+
+def rollout_rewards(task: Task, states: np.ndarray, success: np.ndarray) -> np.ndarray:
+    """``reward`` of each step along ``states`` (``(T + 1, 44)`` from the episode's first), stages tracked as
+    the env's ``step`` tracks them: what the env pays for the same states. ``success`` ``(T + 1,)`` are the
+    judged flags (legal states only); the solve bonus goes to the first step they mark, so that rewards and
+    the success column agree also where the last stage completes on a state the env cannot be in."""
+    states = np.asarray(states, dtype=np.float64)
+    stage, rewards, completed = 0, np.zeros(len(states) - 1), None
+    for t in range(len(rewards)):
+        after = advance_stage(task.stages, stage, states[t + 1], states[0])
+        rewards[t] = reward(task, stage, after, states[t], states[t + 1], states[0])
+        completed = t if after == len(task.stages) > stage else completed
+        stage = after
+    solved = np.flatnonzero(np.asarray(success, dtype=bool)[1:])
+    if completed is not None:
+        rewards[completed] -= SOLVE_BONUS
+    if len(solved):
+        rewards[solved[0]] += SOLVE_BONUS
+    return rewards

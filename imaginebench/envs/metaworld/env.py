@@ -5,6 +5,7 @@ and a gripper effort. An episode ends on success or at the task's horizon. Rewar
 (docs/original-benchmark.md#meta-world): the change of the package's dense 0-10 reward (0 before the first step), and 10 on
 the step that succeeds. Composite tasks keep the dense reward of the scene they run in (coffee-push,
 door-unlock) through both stages: a shaping signal only, success is what the benchmark scores.
+Imaginary rollouts get only the success part (``reward_on_success``): the dense part needs the simulator.
 """
 
 from __future__ import annotations
@@ -130,6 +131,14 @@ class MetaWorldEnv(ImagineBenchEnv):
         """Stages are tracked along the sequence."""
         assert self.spec_task is not None, "MetaWorld-v0: call reset() before success_flags()"
         return staged_success_flags(self.spec_task.stages, states)
+
+    def reward_on_success(self, steps_taken: int) -> float:
+        """``step``'s 10 on success, so imaginary rollouts are rewarded 10 on the step that succeeds and 0
+        elsewhere: sparse, where real steps pay the change of the package's dense reward. That reward reads
+        what the 91 numbers leave out (the finger sites whose midpoint is the tool centre, the finger pads'
+        positions and contacts with the object, initial positions the package keeps), so generated states
+        cannot give it; the success step at least pays what it pays in the real data."""
+        return SUCCESS_REWARD
 
     def render(self):
         return self.sim.render()

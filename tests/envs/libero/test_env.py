@@ -7,7 +7,7 @@ import pytest
 from imaginebench.envs.libero import DOMAIN
 from imaginebench.envs.libero.expert import LiberoExpert
 from imaginebench.envs.libero.layout import EEF, STATE_DIM, position
-from tests.envs.expert_episode import run_expert
+from tests.envs.expert_episode import record_episode, run_expert
 
 
 def test_without_the_extra_the_env_names_the_install_command():
@@ -90,6 +90,15 @@ def test_expert_succeeds_and_success_flags_agree(envs, level, task):
     assert info["is_success"] and len(states) < 300
     flags = env.success_flags(states)
     assert flags[-1] and not flags[:-1].any()
+
+
+def test_imagined_rewards_recompute_an_expert_episodes_rewards_from_its_states(envs):
+    _, easy = envs
+    episode = record_episode(easy, DOMAIN.expert(), seed=1, task="pick-and-place-soup")
+    success = easy.success_flags(episode.states)
+    assert success[-1] and episode.rewards[-1] == 2.0
+    rewards = easy.imagined_rewards(episode.states, episode.actions, success)
+    np.testing.assert_allclose(rewards, episode.rewards, atol=1e-5)
 
 
 def test_collected_data_record_the_clean_expert_action_of_each_state(envs, monkeypatch):

@@ -6,7 +6,7 @@ import pytest
 from imaginebench.envs.libero import DOMAIN, instruction_texts
 from imaginebench.envs.libero.layout import EEF, ENTITIES, STATE_DIM, compose_state, entity_slice, state_violations
 from imaginebench.envs.libero.phrasings import PHRASINGS
-from imaginebench.envs.libero.tasks import LEVEL_TASKS, LIFT, REACH_RADIUS, TASKS, reward
+from imaginebench.envs.libero.tasks import LEVEL_TASKS, LIFT, REACH_RADIUS, TASKS, reward, rollout_rewards
 from imaginebench.envs.staged import staged_success_flags
 from imaginebench.levels import LEVELS
 
@@ -164,6 +164,23 @@ def test_reward_starts_from_the_new_episode_and_pays_stage_events():
     assert reward(task, 0, 0, closer, start, start) < 0
     assert reward(task, 0, 1, start, closer, start) == 1.0
     assert reward(task, 1, 2, start, closer, start) == 2.0  # the last stage also pays the success bonus
+
+
+def test_rollout_rewards_pay_the_step_rewards_along_the_states():
+    """What imagination rewards a generated rollout with: the env's step rewards on the same states."""
+    task = TASKS["pick-and-place-soup"]
+    eef, soup = held("alphabet_soup")
+    start, closer = state(), state(eef=HOME + (np.array(LAYOUT["alphabet_soup"]) - HOME) * 0.5)
+    basket = state(eef=in_basket("alphabet_soup") + [0, 0, 0.02], alphabet_soup=in_basket("alphabet_soup"))
+    states = np.stack([start, closer, state(eef=eef, alphabet_soup=soup), basket])
+    success = staged_success_flags(task.stages, states)
+    np.testing.assert_array_equal(success, [False, False, False, True])
+    expected = [reward(task, 0, 0, start, closer, start), 1.0, 2.0]
+    np.testing.assert_allclose(rollout_rewards(task, states, success), expected)
+    # the last stage completed on a state judged not a success (an illegal one): the solve bonus follows `success`
+    later = np.concatenate([states, basket[None]])
+    np.testing.assert_allclose(rollout_rewards(task, later, [False] * 4 + [True]), [expected[0], 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(rollout_rewards(task, later, [False] * 5), [expected[0], 1.0, 1.0, 0.0])
 
 
 @pytest.mark.parametrize(
