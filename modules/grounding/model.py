@@ -25,6 +25,7 @@ from torch import Tensor, nn
 from datamodules.grounding_prompts import ACTION, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
+from modules.grounding.binned_changes import BinnedChangeHead
 from modules.grounding.generation import explain_rollouts, normalized, token_f1
 from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
@@ -65,6 +66,8 @@ class GroundingModule(LightningModule):
         predict_state_change: bool = False,
         state_values: int = 0,
         still_tolerance: float = 0.0,
+        state_change_bin_width: float = 0.0,
+        max_state_change: float = 0.0,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
         the cache on first use), a local HF directory, or None for a Llama of the given sizes built
@@ -85,7 +88,10 @@ class GroundingModule(LightningModule):
         rounding error. ``still_tolerance`` t > 0 (with ``predict_state_change``): the head also
         classifies whether each dimension changes by more than t, and a dimension judged still keeps
         its value exactly (a regressed change is never exactly zero, so untouched objects would creep,
-        e.g. CLEVR-Robot's balls out of the walls over a rollout)."""
+        e.g. CLEVR-Robot's balls out of the walls over a rollout). ``state_change_bin_width`` w > 0
+        (with ``predict_state_change``): the head classifies each dimension's change into bins of
+        width w up to ``max_state_change`` (:class:`BinnedChangeHead`), so a generated change is
+        one outcome the model saw, not a blend of several, and zero is exact."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
@@ -96,6 +102,10 @@ class GroundingModule(LightningModule):
         if still_tolerance < 0 or (still_tolerance and not predict_state_change):
             raise ValueError(
                 f"grounding: still_tolerance must be >= 0 and needs predict_state_change, got {still_tolerance}"
+            )
+        if state_change_bin_width and (not predict_state_change or still_tolerance):
+            raise ValueError(
+                "grounding: state_change_bin_width needs predict_state_change and excludes still_tolerance"
             )
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
@@ -128,16 +138,18 @@ class GroundingModule(LightningModule):
         self.lm = lm
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
-        self.state_projection: nn.Module = (
-            WholeNumberStateEmbedding(spec.state_dim, state_values, width)
-            if state_values
-            else nn.Linear(spec.state_dim, width)
-        )
-        self.state_head: nn.Module = (
-            WholeNumberStateHead(width, spec.state_dim, state_values)
-            if state_values
-            else nn.Linear(width, spec.state_dim * (2 if still_tolerance else 1))
-        )
+        self.state_projection: nn.Module
+        if state_values:
+            self.state_projection = WholeNumberStateEmbedding(spec.state_dim, state_values, width)
+        else:
+            self.state_projection = nn.Linear(spec.state_dim, width)
+        self.state_head: nn.Module
+        if state_values:
+            self.state_head = WholeNumberStateHead(width, spec.state_dim, state_values)
+        elif state_change_bin_width:
+            self.state_head = BinnedChangeHead(width, spec.state_dim, state_change_bin_width, max_state_change)
+        else:
+            self.state_head = nn.Linear(width, spec.state_dim * (2 if still_tolerance else 1))
         if spec.is_discrete:
             self.action_projection: nn.Module = nn.Embedding(spec.num_actions, width)
             self.action_head = nn.Linear(width, spec.num_actions)
@@ -169,11 +181,14 @@ class GroundingModule(LightningModule):
 
     def state_loss(self, hidden: Tensor, states: Tensor, reference: Tensor) -> Tensor:
         """MSE of the regressed target (with ``still_tolerance``: of the changes that happened, plus the
-        cross-entropy of moving vs still), or cross-entropy of each dimension's next value."""
+        cross-entropy of moving vs still), or cross-entropy of each dimension's next value or change bin."""
         values = self.hparams.state_values
         if values:
             logits = self.state_head(hidden, reference)
             return F.cross_entropy(logits.reshape(-1, values), states.round().long().clamp(0, values - 1).reshape(-1))
+        if self.hparams.state_change_bin_width:
+            logits = self.state_head(hidden)
+            return F.cross_entropy(logits.flatten(0, -2), self.state_head.target_bins(states - reference).flatten())
         tolerance = self.hparams.still_tolerance
         if not tolerance:
             return F.mse_loss(self.state_head(hidden), self.state_target(states, reference))
@@ -260,6 +275,8 @@ class GroundingModule(LightningModule):
         in the sequence (the base of a predicted change). Rounded for envs with whole-number states."""
         if self.hparams.state_values:
             return self.state_head(hidden.float(), previous).argmax(-1).to(previous.dtype)
+        if self.hparams.state_change_bin_width:
+            return previous + self.state_head.changes(self.state_head(hidden.float())).to(previous.dtype)
         output = self.state_head(hidden.float())
         if self.hparams.still_tolerance:
             change, moves = output.unflatten(-1, (-1, 2)).unbind(-1)

@@ -81,6 +81,7 @@ def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_r
         ("lora", {"predict_state_change": True}),
         ("lora", {"state_values": 8}),
         ("lora", {"predict_state_change": True, "still_tolerance": 0.5}),
+        ("lora", {"predict_state_change": True, "state_change_bin_width": 0.5, "max_state_change": 2.0}),
     ],
 )
 def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, state_head):
@@ -247,3 +248,31 @@ def test_a_gated_change_head_keeps_dimensions_judged_still_exactly(babyai_real):
     assert float(module.state_loss(torch.randn(1, 32), previous, previous)) > 0.2  # dimension 13 did not move after all
     with pytest.raises(ValueError, match="still_tolerance"):
         tiny_module(datamodule, still_tolerance=0.01)
+
+
+def test_a_binned_change_head_adds_its_argmax_bin_and_keeps_the_zero_bin_exact(babyai_real):
+    """With ``state_change_bin_width``: a dimension's predicted change is its most likely bin's centre
+    (zero exactly in the middle bin); the loss is the cross-entropy of the observed change's bin."""
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, predict_state_change=True, state_change_bin_width=0.25, max_state_change=1.0)
+    module.hparams.round_states = False  # BabyAI stands in for a continuous env here
+    head = module.state_head
+    assert head.bins == 9 and head.logits.out_features == 17 * 9
+    previous = datamodule.train_rollouts[0].states[0:1] + 0.123
+    bias = torch.full((17, 9), -10.0)
+    bias[:, 4] = 10.0  # every dimension keeps its value ...
+    bias[13, 4], bias[13, 7] = -10.0, 10.0  # ... except dimension 13, which moves by three bins
+    with torch.no_grad():
+        head.logits.weight.zero_()
+        head.logits.bias.copy_(bias.flatten())
+    predicted = module.predict_state(torch.randn(1, 32), previous)
+    still = torch.arange(17) != 13
+    assert torch.equal(predicted[0, still], previous[0, still])
+    torch.testing.assert_close(predicted[0, 13], previous[0, 13] + 0.75)
+    near = predicted + 0.1  # within half a bin of what the head says: the same bins
+    assert float(module.state_loss(torch.randn(1, 32), near, previous)) < 1e-3
+    assert float(module.state_loss(torch.randn(1, 32), previous, previous)) > 0.5  # dimension 13 did not move
+    far = previous + 5.0  # beyond max_state_change: the outermost bin
+    assert torch.equal(head.target_bins(far - previous), torch.full((1, 17), 8))
+    with pytest.raises(ValueError, match="state_change_bin_width"):
+        tiny_module(datamodule, state_change_bin_width=0.25, max_state_change=1.0)
