@@ -8,13 +8,17 @@ from multiprocessing.context import SpawnContext
 
 import torch
 
+CORES_VARIABLE = "IMAGINEBENCH_CORES"
+"""Caps the default worker count: a sweep cell sets it to the threads it was given, so that cells
+running side by side do not each start a worker per core of the machine."""
+
 
 def available_cores() -> int:
-    """The cores this process may run on (its affinity mask where the OS has one): the default
-    worker count, one single-threaded worker per core."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    """The cores this process may run on (its affinity mask where the OS has one, capped by
+    ``$IMAGINEBENCH_CORES``): the default worker count, one single-threaded worker per core."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cap = os.environ.get(CORES_VARIABLE, "")
+    return max(1, min(cores, int(cap))) if cap.isdigit() else cores
 
 
 def spawn_context() -> SpawnContext:

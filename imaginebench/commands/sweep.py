@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from imaginebench.errors import UserInputError
+from imaginebench.processes import CORES_VARIABLE
 from imaginebench.provenance import REPOSITORY, source_commit
 from imaginebench.storage import atomic_write_text
 
@@ -115,7 +116,12 @@ def run_cell(cell: Cell, out: Path, threads: int) -> dict[str, Any]:
     resume = (run_dir / "checkpoints" / "last.ckpt").is_file()
     log = out / "logs" / f"{cell.name}-seed{cell.seed}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    environment = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    environment = {
+        **os.environ,
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        CORES_VARIABLE: str(threads),  # the cell's evaluation and collection workers
+    }
     command = [sys.executable, "-m", "imaginebench", *cell.fit_arguments(out, resume)]
     started, commit = time.time(), source_commit()
     with log.open("a") as handle:
