@@ -24,6 +24,9 @@ from imaginebench.levels import LEVELS
 from imaginebench.registry import get_domain
 
 DEFAULT_TASK_WEIGHTS = {task: 1.0 for task in GROUNDING_TASKS}
+WINDOWED_TASKS = ("generation", "explanation")
+"""Tasks that read a whole rollout, so with ``window_steps`` read a window of it (dynamics reads one
+transition; consequence pairs the first state with the final one, which no window holds)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,28 @@ def episode_rollouts(dataset) -> list[Rollout]:
     ]
 
 
+def rollout_window(
+    states: torch.Tensor, actions: torch.Tensor, window_steps: int | None, rng: np.random.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A random window of at most ``window_steps`` steps of a longer rollout (states ``(k + 1, S)``,
+    actions ``(k, …)``); a rollout that fits is returned whole, and with ``None`` nothing is drawn.
+
+    The start is uniform over ``[1 - W, T - 1]`` and the window clipped to the rollout, so every step,
+    the first and the goal-reaching last included, lies in exactly W of the T + W − 1 windows: each part
+    of an episode is trained as often as the others, as with whole rollouts. (Full windows, starts in
+    ``[0, T − W]``, would reach the last step in only one of T − W + 1.) A window's prompt is the generation prompt
+    itself, goal and ``Rollout:`` then its first state, with no mid-episode marker: the model conditions
+    on the state, the windows that start at s₀ need no template of their own, and a new prompt word would
+    change a word-level vocabulary (and so a from-config model's initialisation) for unwindowed runs too.
+    Imagination rebuilds its context with this same template (:func:`~modules.grounding.generation.imagine_rollouts`)."""
+    steps = len(actions)
+    if window_steps is None or steps <= window_steps:
+        return states, actions
+    start = int(rng.integers(1 - window_steps, steps))
+    first, last = max(start, 0), min(start + window_steps, steps)
+    return states[first : last + 1], actions[first:last]
+
+
 class GroundingDataModule(LightningDataModule):
     """Serves lists of :class:`Example` (the module turns them into token/slot batches, because the
     tokenizer belongs to the backbone). A fixed ``val_fraction`` of the episodes is held out, by
@@ -78,12 +103,16 @@ class GroundingDataModule(LightningDataModule):
         seed: int = 0,
         encoder: str = DEFAULT_ENCODER,
         collect_if_missing: int = 0,
+        window_steps: int | None = None,
     ) -> None:
         """``real``: dataset directories, which must exist; ``real_levels``: also the default real dataset
         of these levels, collected on first use with ``collect_if_missing`` episodes (as
         :class:`~datamodules.offline_data.OfflineDataModule`; the shipped configs ground on ``[train]``).
         ``max_episodes``: use at most this many episodes (the first ones). ``task_weights``: relative
-        frequency of each grounding task (default: equal, as KALM)."""
+        frequency of each grounding task (default: equal, as KALM). ``window_steps`` W: generation and
+        explanation examples of a rollout longer than W steps read a window of it (:func:`rollout_window`),
+        so long horizons ground at the cost of W steps; LightningCLI links it into the model, whose
+        imagination slides its context by it. ``None``: whole rollouts."""
         super().__init__()
         with naming("data.env_id"):
             get_domain(env_id)
@@ -101,6 +130,7 @@ class GroundingDataModule(LightningDataModule):
                 "data.batch_size": batch_size,
                 "data.batches_per_epoch": batches_per_epoch,
                 "data.val_batches": val_batches,
+                "data.window_steps": window_steps,
             },
         )
         self.save_hyperparameters()
@@ -157,9 +187,12 @@ class GroundingDataModule(LightningDataModule):
         tasks = rng.choice(len(self.task_names), size=count, p=self.task_probabilities)
         examples = []
         for index, task in zip(chosen.tolist(), tasks.tolist()):
-            rollout = rollouts[index]
+            rollout, name = rollouts[index], self.task_names[task]
             step = int(rng.integers(len(rollout.actions)))
-            examples.append(Example(self.task_names[task], rollout.instruction, rollout.states, rollout.actions, step))
+            states, actions = rollout.states, rollout.actions
+            if name in WINDOWED_TASKS:
+                states, actions = rollout_window(states, actions, self.hparams.window_steps, rng)
+            examples.append(Example(name, rollout.instruction, states, actions, step))
         return examples
 
     def _batches(self, rollouts: list[Rollout], seed: tuple[int, ...], count: int) -> Iterator[list[Example]]:

@@ -185,6 +185,10 @@ BAD_INPUTS = {
         ["ground", "--config", GROUNDING, "--data.val_fraction", "2"],
         r"data.val_fraction must be in \(0, 1\), got 2",
     ),
+    "ground-window-steps-0": (
+        ["ground", "--config", GROUNDING, "--data.window_steps", "0"],
+        r"data.window_steps must be >= 1, got 0",
+    ),
     "ground-backbone-missing": (
         ["ground", "--config", GROUNDING, "--data.real", "[{in}/real]", "--model.backbone", "{in}/no-backbone"],
         r"model.tokenizer \(default: model.backbone\): directory '\S+no-backbone' does not exist",

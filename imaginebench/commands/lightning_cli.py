@@ -176,6 +176,7 @@ class GroundingCLI(NamedRunCLI):
         super().add_arguments_to_parser(parser)
         parser.link_arguments("data.env_spec", "model.env_spec", apply_on="instantiate")
         parser.link_arguments("data.vocabulary", "model.vocabulary", apply_on="instantiate")
+        parser.link_arguments("data.window_steps", "model.window_steps")  # imagination reads it from the checkpoint
 
 
 def run_grounding_cli(args: list[str]) -> None:

@@ -6,6 +6,7 @@ state ``s_t`` it follows, then ``a_t`` is fed in and ``s_{t+1}`` is read at its 
 released generator read both from one pass, so its actions lagged a step behind their states.)
 With ``use_cache`` each pass feeds only the new slot and reuses the keys and values of the prefix;
 without it the whole sequence is re-encoded every time (the reference the cached path must match).
+With a window, the context is re-encoded from the latest steps every W/2 steps (:func:`imagine_rollouts`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor
 
-from datamodules.grounding_prompts import ACTION, STATE, Sequence, end_of_text_id, words
+from datamodules.grounding_prompts import ACTION, STATE, end_of_text_id, words
+from imaginebench.errors import check_at_least
 
 if TYPE_CHECKING:
     from modules.grounding.model import GroundingModule
@@ -75,6 +77,31 @@ def _zero_actions(module: GroundingModule, size: int, device: torch.device) -> T
     return torch.zeros(size, 1, module.env_spec.action_dim, device=device)
 
 
+def _context(
+    module: GroundingModule, instructions: list[str], states: list[Tensor], actions: list[Tensor], steps: int
+) -> dict[str, Tensor]:
+    """The left-padded prompt decoding continues from: each row's goal and its latest ``steps`` steps
+    (0: the latest state alone), laid out as a generation example, i.e. as a training window begins."""
+    size = len(instructions)
+    recent_states = torch.stack(states[len(states) - steps - 1 :], 1).cpu()
+    recent_actions = (
+        torch.stack(actions[len(actions) - steps :], 1).cpu()
+        if steps
+        else _zero_actions(module, size, torch.device("cpu"))[:, :0]
+    )
+    sequences = [
+        module.builder.generation(text, row_states, row_actions)
+        for text, row_states, row_actions in zip(instructions, recent_states, recent_actions)
+    ]
+    return {k: v.to(module.device) for k, v in module.builder.collate(sequences, pad_left=True).items()}
+
+
+def kept_steps(window_steps: int) -> int:
+    """Steps a rebuilt context keeps: half a window, so the model always sees some of the rollout's
+    recent past (Meta-World's and LIBERO's states hold no velocities) while it rebuilds every W/2 steps."""
+    return window_steps // 2
+
+
 @torch.no_grad()
 def imagine_rollouts(
     module: GroundingModule,
@@ -85,23 +112,30 @@ def imagine_rollouts(
     temperature: float = 0.0,
     generator: torch.Generator | None = None,
     use_cache: bool = True,
+    window_steps: int | None = None,
 ) -> ImaginedBatch:
     """Generate one rollout per instruction from its first state (taken from the env's reset).
 
     ``goal_reached(row, states_so_far)`` is the env's success check on the generated states; a
     rollout stops when it holds or after ``horizon`` actions (one per row where tasks differ). Rows that stopped keep being decoded
     with the batch (their outputs are ignored), so the batch stays rectangular.
+
+    ``window_steps`` W (default: the window the model was grounded on, ``module.hparams.window_steps``;
+    ``None`` there: the whole rollout stays in context): once the context holds W steps after its
+    first state, it is re-encoded as the generation prompt of the goal and the latest
+    :func:`kept_steps` steps, exactly how a training window begins, and decoding goes on. Only the
+    model's context restarts: the rollout stays one full-rate sequence of states and actions, and the
+    model never reads more than the prompt and 2W slots, so a horizon of any length fits its positions.
     """
+    window = module.hparams.window_steps if window_steps is None else window_steps
+    check_at_least(1, {"window_steps": window})
     device = module.device
     first_states = first_states.to(device)
-    prompts: list[Sequence] = [
-        module.builder.generation_prompt(text, state.cpu()) for text, state in zip(instructions, first_states)
-    ]
-    prompt = {k: v.to(device) for k, v in module.builder.collate(prompts, pad_left=True).items()}
     size = len(instructions)
-    decoder = _Decoder(module, prompt, use_cache)
     states = [first_states.float()]
     actions: list[Tensor] = []
+    decoder = _Decoder(module, _context(module, instructions, states, actions, 0), use_cache)
+    context_steps = 0
     success = [torch.tensor([goal_reached(i, states[0][i : i + 1].cpu()) for i in range(size)], device=device)]
     lengths = torch.zeros(size, dtype=torch.int64, device=device)
     done = torch.zeros(size, dtype=torch.bool, device=device)  # every rollout takes at least one action
@@ -110,9 +144,13 @@ def imagine_rollouts(
         done |= horizons <= step
         if bool(done.all()):
             break
+        if context_steps == window:
+            context_steps = kept_steps(window)
+            decoder = _Decoder(module, _context(module, instructions, states, actions, context_steps), use_cache)
         action = module.predict_action(decoder.last_hidden, temperature, generator)
         state = module.predict_state(decoder.feed(_slot_embedding(module, ACTION, action)), states[-1])
         decoder.feed(_slot_embedding(module, STATE, state))
+        context_steps += 1
         actions.append(action)
         states.append(state)
         lengths += (~done).long()

@@ -24,6 +24,7 @@ from torch import Tensor, nn
 
 from datamodules.grounding_prompts import ACTION, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
+from imaginebench.errors import check_at_least
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.binned_changes import BinnedChangeHead
 from modules.grounding.generation import explain_rollouts, normalized, token_f1
@@ -68,6 +69,7 @@ class GroundingModule(LightningModule):
         still_tolerance: float = 0.0,
         state_change_bin_width: float = 0.0,
         max_state_change: float = 0.0,
+        window_steps: int | None = None,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
         the cache on first use), a local HF directory, or None for a Llama of the given sizes built
@@ -91,7 +93,10 @@ class GroundingModule(LightningModule):
         e.g. CLEVR-Robot's balls out of the walls over a rollout). ``state_change_bin_width`` w > 0
         (with ``predict_state_change``): the head classifies each dimension's change into bins of
         width w up to ``max_state_change`` (:class:`BinnedChangeHead`), so a generated change is
-        one outcome the model saw, not a blend of several, and zero is exact."""
+        one outcome the model saw, not a blend of several, and zero is exact. ``window_steps`` W: the
+        rollout window the generation and explanation examples were cut to (LightningCLI links it from
+        ``data.window_steps``); kept here so imagination slides its context by the window the model was
+        trained on, and validation explains the last W steps of each held-out rollout."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
@@ -107,6 +112,7 @@ class GroundingModule(LightningModule):
             raise ValueError(
                 "grounding: state_change_bin_width needs predict_state_change and excludes still_tolerance"
             )
+        check_at_least(1, {"model.window_steps": window_steps})
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
         backbone_dir = resolve_backbone(backbone)
@@ -303,8 +309,8 @@ class GroundingModule(LightningModule):
         self._log_losses("val", self.losses(batch), batch)
 
     def on_validation_epoch_end(self) -> None:
-        """Rollout explanation on held-out real rollouts: exact match (case and full stops aside)
-        and token F1 against each rollout's own instruction."""
+        """Rollout explanation on held-out real rollouts (with ``window_steps``, their last windows):
+        exact match (case and full stops aside) and token F1 against each rollout's own instruction."""
         rollouts = (
             getattr(self._trainer.datamodule, "val_rollouts", [])[: self.hparams.explanation_eval_rollouts]
             if self._trainer
@@ -312,11 +318,17 @@ class GroundingModule(LightningModule):
         )
         if not rollouts:
             return
-        texts = explain_rollouts(self, [(r.states, r.actions) for r in rollouts])
+        texts = explain_rollouts(self, [self.explained_part(r.states, r.actions) for r in rollouts])
         exact = sum(normalized(t) == normalized(r.instruction) for t, r in zip(texts, rollouts)) / len(rollouts)
         f1 = sum(token_f1(t, r.instruction) for t, r in zip(texts, rollouts)) / len(rollouts)
         self.log("val/explanation_exact", float(exact))
         self.log("val/explanation_f1", float(f1))
+
+    def explained_part(self, states: Tensor, actions: Tensor) -> tuple[Tensor, Tensor]:
+        """What validation explains of a rollout: all of it, or with ``window_steps`` its last window,
+        the one that holds the steps reaching the goal (the model was trained to explain windows)."""
+        window = self.hparams.window_steps
+        return (states, actions) if window is None else (states[-window - 1 :], actions[-window:])
 
     def _log_losses(self, prefix: str, losses: dict[str, Tensor], batch: dict[str, Tensor]) -> None:
         size = batch["token_ids"].shape[0]

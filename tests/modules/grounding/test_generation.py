@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from datamodules.grounding_prompts import ACTION, STATE
+from imaginebench.errors import UserInputError
 from modules.grounding.generation import explain_rollouts, imagine_rollouts, normalized, token_f1
 from tests.grounding_fixtures import tiny_datamodule, tiny_module
 
@@ -96,3 +98,92 @@ def test_text_metrics():
     assert token_f1("go to the red ball", "Go to the red ball.") == 1.0
     assert token_f1("pick up the key", "go to the red ball") == pytest.approx(2 * (1 / 4) * (1 / 5) / (1 / 4 + 1 / 5))
     assert token_f1("", "go") == 0.0
+
+
+def imagine_six(module, use_cache: bool = True, horizon: int | list[int] = 11, **options):
+    """Sampled rollouts of the six fixture goals (a fixed generator), so decoding differences show."""
+    module, rollouts = module
+    first = torch.stack([r.states[0] for r in rollouts])
+    generator = torch.Generator().manual_seed(3)
+    return imagine_rollouts(
+        module, [r.instruction for r in rollouts], first, never, horizon, 1.0, generator, use_cache, **options
+    )
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_a_window_as_long_as_the_horizon_changes_nothing(model_and_rollouts, use_cache):
+    whole = imagine_six(model_and_rollouts, use_cache, horizon=[5, 11, 8, 11, 3, 9])
+    for window in (11, 40):
+        windowed = imagine_six(model_and_rollouts, use_cache, horizon=[5, 11, 8, 11, 3, 9], window_steps=window)
+        for name in ("states", "actions", "success", "lengths"):
+            assert torch.equal(getattr(windowed, name), getattr(whole, name)), (window, name)
+
+
+class DecodeSpy:
+    """Records what each call of ``module.decode`` and each prompt ``module.embed`` is given."""
+
+    def __init__(self, module, monkeypatch):
+        self.mask_lengths: list[int] = []
+        self.prompts: list[dict[str, torch.Tensor]] = []
+        decode, embed = module.decode, module.embed
+
+        def spied_decode(embeddings, attention_mask, *args, **kwargs):
+            self.mask_lengths.append(attention_mask.shape[1])
+            return decode(embeddings, attention_mask, *args, **kwargs)
+
+        def spied_embed(batch):
+            if batch["token_ids"].shape[1] > 1:
+                self.prompts.append(batch)
+            return embed(batch)
+
+        monkeypatch.setattr(module, "decode", spied_decode)
+        monkeypatch.setattr(module, "embed", spied_embed)
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_windowed_generation_is_full_rate_and_reads_at_most_the_prompt_and_the_window(
+    model_and_rollouts, monkeypatch, use_cache
+):
+    module, rollouts = model_and_rollouts
+    prompts = [module.builder.generation_prompt(r.instruction, r.states[0]) for r in rollouts]
+    prompt_length = module.builder.collate(prompts, pad_left=True)["token_ids"].shape[1]
+    whole = imagine_six(model_and_rollouts, use_cache)
+    spy = DecodeSpy(module, monkeypatch)
+    windowed = imagine_six(model_and_rollouts, use_cache, window_steps=4)
+    assert windowed.actions.shape == (6, 11) and windowed.states.shape == whole.states.shape
+    assert windowed.lengths.tolist() == [11] * 6
+    assert max(spy.mask_lengths) == prompt_length + 2 * 4  # one state and one action slot per step of the window
+    assert torch.equal(windowed.actions[:, :4], whole.actions[:, :4])  # the same context until the first restart
+    # Restarts after steps 4, 6, 8 and 10 re-read the goal and the latest two generated steps, as a window begins.
+    assert len(spy.prompts) == 5
+    for restart, step in zip(spy.prompts[1:], (4, 6, 8, 10)):
+        mask = restart["attention_mask"].bool()
+        for row in range(6):
+            kinds = restart["kinds"][row][mask[row]]
+            torch.testing.assert_close(
+                restart["states"][row][mask[row]][kinds == STATE], windowed.states[row, step - 2 : step + 1]
+            )
+            assert torch.equal(
+                restart["actions"][row][mask[row]][kinds == ACTION], windowed.actions[row, step - 2 : step]
+            )
+
+
+def test_cached_and_uncached_windowed_generation_agree(model_and_rollouts):
+    cached, uncached = (imagine_six(model_and_rollouts, use_cache, window_steps=3) for use_cache in (True, False))
+    assert torch.equal(cached.actions, uncached.actions)
+    torch.testing.assert_close(cached.states, uncached.states, atol=1e-4, rtol=0)
+
+
+def test_generation_slides_by_the_window_the_model_was_grounded_on(model_and_rollouts, monkeypatch):
+    module, _ = model_and_rollouts
+    monkeypatch.setitem(module.hparams, "window_steps", 4)
+    assert torch.equal(imagine_six(model_and_rollouts).actions, imagine_six(model_and_rollouts, window_steps=4).actions)
+    spy = DecodeSpy(module, monkeypatch)
+    imagine_six(model_and_rollouts, window_steps=2)  # an explicit window overrides the model's
+    assert len(spy.prompts) == 1 + 9  # steps 2 to 10 each restart a window of 2 that keeps 1
+
+
+@pytest.mark.parametrize("window_steps", [0, -3])
+def test_a_window_of_no_steps_is_an_error_naming_the_option(model_and_rollouts, window_steps):
+    with pytest.raises(UserInputError, match=rf"^window_steps must be >= 1, got {window_steps}$"):
+        imagine_six(model_and_rollouts, window_steps=window_steps)

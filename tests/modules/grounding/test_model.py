@@ -6,11 +6,13 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from datamodules.grounding_data import GroundingDataModule
 from datamodules.grounding_prompts import STATE
+from imaginebench.commands.lightning_cli import GroundingCLI
 from imaginebench.errors import UserInputError
 from modules.grounding.backbone import word_level_tokenizer
 from modules.grounding.model import GroundingModule
-from tests.grounding_fixtures import fit_tiny, tiny_datamodule, tiny_module
+from tests.grounding_fixtures import TINY, fit_tiny, tiny_datamodule, tiny_module
 
 
 def fixed_batch(module, datamodule, seed: int = 0):
@@ -276,3 +278,20 @@ def test_a_binned_change_head_adds_its_argmax_bin_and_keeps_the_zero_bin_exact(b
     assert torch.equal(head.target_bins(far - previous), torch.full((1, 17), 8))
     with pytest.raises(ValueError, match="state_change_bin_width"):
         tiny_module(datamodule, state_change_bin_width=0.25, max_state_change=1.0)
+
+
+def test_the_data_window_reaches_the_model_hyperparameters_through_the_cli(babyai_real):
+    """``data.window_steps`` is linked into the model, so its checkpoint tells imagination the window to slide by."""
+    tiny = [f"--model.{name}={value}" for name, value in TINY.items()]
+    options = ["--data.real", f"[{babyai_real}]", "--data.window_steps", "3", "--trainer.logger", "false", *tiny]
+    cli = GroundingCLI(GroundingModule, GroundingDataModule, run=False, args=options)
+    assert cli.model.hparams.window_steps == cli.datamodule.hparams.window_steps == 3
+
+
+def test_validation_explains_the_last_window_of_a_long_rollout(babyai_real):
+    datamodule = tiny_datamodule(babyai_real)
+    rollout = max(datamodule.val_rollouts + datamodule.train_rollouts, key=lambda r: len(r.actions))
+    states, actions = tiny_module(datamodule, window_steps=3).explained_part(rollout.states, rollout.actions)
+    assert torch.equal(states, rollout.states[-4:]) and torch.equal(actions, rollout.actions[-3:])
+    whole = tiny_module(datamodule).explained_part(rollout.states, rollout.actions)
+    assert whole[0] is rollout.states and whole[1] is rollout.actions
