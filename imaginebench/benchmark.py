@@ -58,7 +58,7 @@ def get_dataset(
     env_id: str, level: str, encoder_id: str, data_dir: str | Path | None = None
 ) -> tuple[Arrays, Arrays | None]:
     """``(real, imaginary)``: real train-level data plus the level's imaginary rollouts (``None`` for
-    the train level or when there are none).
+    the train level, or with a line naming the commands that make them when there are none).
 
     The real data are ``<root>/<env_id>/real-train``, collected there on first use when that is
     the default location (:func:`collect_default_real`). The imaginary data are the data root's
@@ -70,6 +70,7 @@ def get_dataset(
     from imaginebench.commands.imagine import find_or_imagine  # here: `import imaginebench` stays light
     from imaginebench.datasets.legacy import to_padded_arrays
     from imaginebench.datasets.locations import default_dataset_dir
+    from imaginebench.shipped import missing_imaginary_data
 
     level = resolve_level(level)
     real_dir = default_dataset_dir(env_id, "real", "train", data_dir)
@@ -78,6 +79,8 @@ def get_dataset(
     real = to_padded_arrays(_load_checked(real_dir, env_id, "train", "real", encoder_id))
     imaginary_dir = None if level == "train" else find_or_imagine(env_id, level, data_dir)
     if imaginary_dir is None:
+        if level != "train":  # an env without a shipped model (yet): say how its data are made
+            print(f"get_dataset: {missing_imaginary_data(env_id, level, data_dir)}", flush=True)
         return real, None
     return real, to_padded_arrays(_load_checked(imaginary_dir, env_id, level, "imaginary", encoder_id))
 

@@ -21,6 +21,11 @@ class UserInputError(ValueError):
     """A problem with the user's input; the message names the file, field or option."""
 
 
+class MissingExtraError(UserInputError, ImportError):
+    """An optional extra that the asked-for env needs is not installed (``pip install -e .[libero]``): reported
+    as one line naming the install command, as a user error is, and still an ``ImportError`` to code that checks."""
+
+
 @contextmanager
 def reported_to_user(command: str) -> Iterator[None]:
     """Run a command's body; a :class:`UserInputError` from it becomes one line on stderr and exit status 1."""

@@ -85,19 +85,24 @@ def imaginary_dataset_dir(env_id: str, level: str, data_dir: str | Path | None =
     level = resolve_level(level)
     path = find_imaginary_dataset(env_id, level, data_dir)
     if path is None:
-        own, shipped = imaginary_candidates(env_id, level, data_dir)
-        checkpoint = shipped_checkpoint(env_id)
-        model = (
-            (
-                f"`imaginebench fit` imagines it from the shipped model {checkpoint} on first use"
-                if level in IMAGINED_LEVELS
-                else f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}"
-            )
-            if checkpoint.is_file()
-            else f"no shipped model at {checkpoint}"
-        )
-        raise UserInputError(
-            f"no imaginary data of {env_id} level {level!r} at {own} or {shipped} ({model}); make it with "
-            f"`imaginebench imagine --checkpoint CKPT --env {env_id} --level {level} --rollouts N --out {own}`"
-        )
+        raise UserInputError(missing_imaginary_data(env_id, level, data_dir))
     return path
+
+
+def missing_imaginary_data(env_id: str, level: str, data_dir: str | Path | None = None) -> str:
+    """One line: where a level's imaginary data were looked for, and the commands that make them (with no
+    shipped model, ``imaginebench pipeline`` grounds one: the envs whose grounding configs are unmeasured)."""
+    own, shipped = imaginary_candidates(env_id, level, data_dir)
+    checkpoint = shipped_checkpoint(env_id)
+    how = "make it with"
+    if not checkpoint.is_file():
+        why = f"no shipped model at {checkpoint}"
+        how = f"`imaginebench pipeline --env {env_id}` grounds one and imagines every novel level under runs/pipeline/{env_id}/, or {how}"
+    elif level in IMAGINED_LEVELS:
+        why = f"`imaginebench fit` imagines it from the shipped model {checkpoint} on first use"
+    else:
+        why = f"the shipped model {checkpoint} imagines only {', '.join(IMAGINED_LEVELS)}"
+    return (
+        f"no imaginary data of {env_id} level {level!r} at {own} or {shipped} ({why}); {how} "
+        f"`imaginebench imagine --checkpoint CKPT --env {env_id} --level {level} --rollouts N --out {own}`"
+    )

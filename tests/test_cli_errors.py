@@ -21,6 +21,7 @@ from imaginebench.errors import UserInputError
 REPO = Path(__file__).resolve().parents[1]
 BC = str(REPO / "lightning_config" / "babyai" / "bc.yaml")
 GROUNDING = str(REPO / "lightning_config" / "grounding" / "babyai.yaml")
+METAWORLD_BC = str(REPO / "lightning_config" / "metaworld" / "bc.yaml")
 SHIPPED_CKPT = str(REPO / "assets" / "BabyAI-v0" / "grounding.ckpt")
 METADATA_CHANGES = {
     "state-dim-text": {"state_dim": "seventeen"},
@@ -157,6 +158,11 @@ BAD_INPUTS = {
     "batch-size-0": (fit("--data.batch_size", "0"), r"data.batch_size must be >= 1, got 0"),
     "batches-per-epoch-0": (fit("--data.batches_per_epoch", "0"), r"data.batches_per_epoch must be >= 1, got 0"),
     "imaginary-level": (fit("--data.imaginary_levels", "[extreme]"), r"data.imaginary_levels: unknown level 'extreme'"),
+    "imaginary-level-nothing-imagines": (  # no shipped model (yet): stops before any real data are collected
+        ["fit", "--config", METAWORLD_BC, "--config", "{in}/tiny.yaml", "--data.imaginary_levels", "[easy]"],
+        r"data.imaginary_levels: no imaginary data of MetaWorld-v0 level 'easy' .*\(no shipped model at \S+\); "
+        r"`imaginebench pipeline --env MetaWorld-v0` grounds one",
+    ),
     "fit-encoder-missing": (
         fit("--data.encoder", "{in}/no-encoder"),
         r"data.encoder: instruction encoder '\S+no-encoder'",

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
 import yaml
 
+from imaginebench.collect import episode_seed
+from imaginebench.datasets import load_episodes
+from imaginebench.datasets.episodes import episode_row_ranges
+from imaginebench.levels import IMAGINED_LEVELS
+from imaginebench.processes import CORES_VARIABLE
+from imaginebench.registry import get_domain, make
 from tests.grounding_fixtures import TINY
+from tests.test_cli_errors import error_line
 from tests.test_lightning_cli import REPO, tiny_config
 
 
@@ -37,30 +47,38 @@ def tiny_grounding_config(tmp_path: Path) -> Path:
     return path
 
 
-def run_pipeline(tmp_path: Path, *fit_args: str) -> str:
+def run_pipeline(
+    tmp_path: Path,
+    *fit_args: str,
+    env_id: str = "BabyAI-v0",
+    real_episodes: int = 24,
+    rollouts: int = 4,
+    grounding_config: Path | None = None,
+    fit_config: Path | None = None,
+) -> str:
     command = [
         sys.executable,
         "-m",
         "imaginebench",
         "pipeline",
         "--env",
-        "BabyAI-v0",
+        env_id,
         "--out",
         str(tmp_path / "out"),
         "--real-episodes",
-        "24",
+        str(real_episodes),
         "--rollouts",
-        "4",
+        str(rollouts),
         "--grounding-config",
-        str(tiny_grounding_config(tmp_path)),
+        str(grounding_config or tiny_grounding_config(tmp_path)),
         "--lightning-args",
         "--config",
-        str(tiny_config(tmp_path)),
+        str(fit_config or tiny_config(tmp_path)),
         "--data.imaginary_filter",
         "[]",
         *fit_args,
     ]
-    environment = {**os.environ, "IMAGINEBENCH_DATA": str(tmp_path / "data")}
+    environment = {**os.environ, "IMAGINEBENCH_DATA": str(tmp_path / "data"), CORES_VARIABLE: "1"}
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900, env=environment)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     return result.stdout
@@ -96,3 +114,95 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     assert (
         json.loads((out / "bc-real+imaginary" / "run" / "results.json").read_text()) == results
     )  # fit resumed its finished run
+
+
+def shrunk_grounding_config(tmp_path: Path, env_id: str) -> Path:
+    """The env's own grounding config (window, state head, real data) with a tiny backbone, batch and budget."""
+    path = REPO / get_domain(env_id).grounding_config
+    config = yaml.safe_load(path.read_text())
+    tiny = yaml.safe_load(tiny_grounding_config(tmp_path).read_text())
+    config["trainer"] = tiny["trainer"]
+    config["data"].update({**tiny["data"], "env_id": env_id, "max_episodes": None})
+    config["model"].update({**TINY, "backbone": None, "explanation_eval_rollouts": 2})
+    shrunk = tmp_path / f"grounding-{env_id}.yaml"
+    shrunk.write_text(yaml.safe_dump(config))
+    return shrunk
+
+
+def tiny_fit_config(tmp_path: Path) -> Path:
+    """One short epoch, evaluated once on one episode of each easy task (the simulators are the cost here)."""
+    config = yaml.safe_load(tiny_config(tmp_path).read_text())
+    config["trainer"]["max_epochs"] = 1
+    config["trainer"]["callbacks"][0]["init_args"] = {"levels": ["easy"], "episodes_per_task": 1}
+    config["data"].update({"batches_per_epoch": 4})
+    path = tmp_path / "tiny-fit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def check_imaginary_dataset(path: Path, env_id: str, level: str, rollouts: int) -> None:
+    """Full-rate episodes of the level's tasks from the env's own resets, rewarded by its ``imagined_rewards``."""
+    domain, dataset = get_domain(env_id), load_episodes(path)
+    assert {k: dataset.metadata[k] for k in ("env_id", "level", "source", "state_dim")} == {
+        "env_id": env_id,
+        "level": level,
+        "source": "imaginary",
+        "state_dim": domain.state_dim,
+    }
+    assert dataset.num_episodes == rollouts and set(dataset.tasks) <= set(domain.tasks[level])
+    steps = dataset.steps
+    assert steps["state"].shape[1:] == (domain.state_dim,) and steps["action"].shape[1:] == (domain.action_dim,)
+    env = make(env_id, level)
+    for start, end in episode_row_ranges(steps):
+        episode = {key: steps[key][start:end].numpy() for key in ("state", "next_state", "action", "reward", "success")}
+        first = steps[start]
+        observation, _ = env.reset(
+            seed=episode_seed(0, int(first["episode_id"])), options={"task": dataset.tasks[int(first["task_id"])]}
+        )
+        length = end - start
+        assert steps["step"][start:end].tolist() == list(range(length))  # one row per env step
+        np.testing.assert_array_equal(episode["state"][1:], episode["next_state"][:-1])
+        np.testing.assert_allclose(episode["state"][0], observation["state"], atol=1e-6)
+        assert length == env.horizon or episode["success"][-1]  # a rollout runs until its goal or the horizon
+        states = np.concatenate([episode["state"], episode["next_state"][-1:]])
+        success = np.concatenate([env.success_flags(states[:1]), episode["success"]])
+        np.testing.assert_allclose(episode["reward"], env.imagined_rewards(states, episode["action"], success))
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", ["Mujoco-v0", "MetaWorld-v0"])
+def test_a_continuous_env_pipeline_imagines_full_rate_rollouts_of_every_novel_level_then_resumes(tmp_path, env_id):
+    """Its own grounding config, shrunk: windows slide over horizons of 100-200 steps (~40 s for Mujoco-v0,
+    ~70 s for MetaWorld-v0 on one thread)."""
+    options = {
+        "env_id": env_id,
+        "real_episodes": 8,
+        "rollouts": 2,
+        "grounding_config": shrunk_grounding_config(tmp_path, env_id),
+        "fit_config": tiny_fit_config(tmp_path),
+    }
+    stdout = run_pipeline(tmp_path, **options)
+    out = tmp_path / "out"
+    assert all(f"[pipeline {number}/6]" in stdout for number in range(1, 7))
+    window = yaml.safe_load(options["grounding_config"].read_text())["data"]["window_steps"]
+    for level in IMAGINED_LEVELS:
+        check_imaginary_dataset(out / f"imaginary-{level}", env_id, level, rollouts=2)
+        assert load_episodes(out / f"imaginary-{level}").metadata["generator"]["model"]["window_steps"] == window
+    quality = json.loads((out / "quality.json").read_text())
+    assert [report["level"] for report in quality] == list(IMAGINED_LEVELS)
+    results = json.loads((out / "bc-real+imaginary" / "run" / "results.json").read_text())
+    assert list(results["levels"]) == ["easy"]
+    made = {path: path.stat().st_mtime_ns for path in (out / "grounding.ckpt", *out.glob("imaginary-*/metadata.json"))}
+
+    again = run_pipeline(tmp_path, **options)
+    assert again.count("exists, kept") == 5  # real data, checkpoint, three imaginary datasets
+    assert {path: path.stat().st_mtime_ns for path in made} == made
+    assert json.loads((out / "bc-real+imaginary" / "run" / "results.json").read_text()) == results
+
+
+def test_without_the_libero_extra_the_pipeline_names_it_in_one_line_before_any_work(tmp_path, capsys):
+    if importlib.util.find_spec("libero") is not None:
+        pytest.skip("the LIBERO extra is installed")
+    line = error_line(["pipeline", "--env", "Libero-v0", "--out", str(tmp_path / "out")], capsys)
+    assert line.startswith("imaginebench pipeline: --env: Libero-v0 needs the LIBERO extra: pip install -e .[libero]")
+    assert not (tmp_path / "out").exists()

@@ -88,7 +88,7 @@ def test_without_a_shipped_model_there_is_nothing_and_the_error_says_how_to_make
     own, assets = tmp_path / "data" / "Ball-v0" / "imaginary-easy", no_shipped_assets / "Ball-v0" / "imaginary-easy"
     assert shipped_model("Ball-v0") is None
     assert find_or_imagine("Ball-v0", "easy", tmp_path / "data") is None
-    message = rf"{own} or {assets} \(no shipped model at {no_shipped_assets / 'Ball-v0' / 'grounding.ckpt'}\).*imaginebench imagine --checkpoint CKPT --env Ball-v0 --level easy"
+    message = rf"{own} or {assets} \(no shipped model at {no_shipped_assets / 'Ball-v0' / 'grounding.ckpt'}\); `imaginebench pipeline --env Ball-v0` grounds one.*imaginebench imagine --checkpoint CKPT --env Ball-v0 --level easy"
     with pytest.raises(UserInputError, match=message):
         imaginary_dataset_dir("Ball-v0", "easy", tmp_path / "data")
 

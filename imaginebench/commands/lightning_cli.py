@@ -16,6 +16,7 @@ from datamodules.offline_data import OfflineDataModule
 from imaginebench.checkpoints import check_module_class, last_checkpoint, read_lightning_checkpoint
 from imaginebench.commands.imagine import find_or_imagine
 from imaginebench.errors import UserInputError
+from imaginebench.shipped import missing_imaginary_data
 from modules.base import OfflineRLModule
 
 NAMED_RUN_LOGGERS = (TensorBoardLogger, CSVLogger)
@@ -132,9 +133,11 @@ class ImagineBenchCLI(NamedRunCLI):
 
     def before_fit(self) -> None:
         """Imagine the default imaginary data the run asks for and lacks, from the env's shipped grounded
-        model, before the trainer starts (every process waits for the one that holds the output's lock)."""
+        model, before the trainer starts (every process waits for the one that holds the output's lock);
+        data that nothing can imagine (no shipped model) stop the run here, before real data are collected."""
         for level in self.datamodule.imaginary_levels:
-            find_or_imagine(self.datamodule.env_id, level)
+            if find_or_imagine(self.datamodule.env_id, level) is None:
+                raise UserInputError(f"data.imaginary_levels: {missing_imaginary_data(self.datamodule.env_id, level)}")
 
     before_validate = before_test = before_fit
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from imaginebench.checkpoints import last_checkpoint
 from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
 from imaginebench.levels import IMAGINED_LEVELS
-from imaginebench.registry import get_domain
+from imaginebench.registry import get_domain, make
 
 
 def export_grounded_model(source: Path, destination: Path) -> None:
@@ -99,6 +99,8 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     check_at_least(1, {"--rollouts": args.rollouts, "--real-episodes": args.real_episodes})
     if not 0 <= args.mix_ratio_real <= 1:
         raise UserInputError(f"--mix-ratio-real must lie in [0, 1], got {args.mix_ratio_real}")
+    with naming("--env"):
+        make(args.env).close()  # every stage but ground steps the simulator: a missing extra fails now, not after it
     out = Path(args.out or Path("runs") / "pipeline" / args.env)
     if not out.exists():
         check_can_create(out, "--out")

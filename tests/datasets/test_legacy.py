@@ -50,6 +50,18 @@ def test_the_train_level_has_no_imaginary_data(babyai_data_root, shipped_tiny_mo
     assert not (babyai_data_root / "BabyAI-v0" / "imaginary-train").exists()
 
 
+def test_without_data_or_a_shipped_model_a_novel_level_has_none_and_a_line_naming_the_pipeline(
+    babyai_data_root, no_shipped_assets, capsys
+):
+    """As for the envs whose grounding configs are unmeasured (Meta-World, HalfCheetah, LIBERO): nothing to imagine from."""
+    real, imaginary = imaginebench.make("BabyAI-v0", level="easy").get_dataset()
+    assert imaginary is None and real["observations"].shape[0] == REAL_EPISODES
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("get_dataset:")]
+    assert len(lines) == 1 and "no imaginary data of BabyAI-v0 level 'easy'" in lines[0]
+    assert "`imaginebench pipeline --env BabyAI-v0` grounds one" in lines[0]
+    assert not (babyai_data_root / "BabyAI-v0" / "imaginary-easy").exists()
+
+
 def test_imaginary_data_under_the_data_root_win_over_the_shipped_model(babyai_data_root, shipped_tiny_model):
     write_imaginary(babyai_data_root, "easy", 4)
     _, imaginary = imaginebench.make("BabyAI-v0", level="easy").get_dataset()

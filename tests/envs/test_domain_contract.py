@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 import yaml
 
 from imaginebench.envs.base import ImagineBenchEnv
@@ -26,8 +27,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:Constant")  # Meta-World's packa
 CONFIGS = REPO / "lightning_config"
 PIPELINE_ALGO = "bc"
 """``imaginebench pipeline``'s default ``--algo``: every env needs it."""
-GROUNDING_CONFIG_PENDING = {"MetaWorld-v0", "Mujoco-v0", "Libero-v0"}
-"""Envs without a grounding config yet: strict xfails, so each flips to a failure (remove it here) once its config lands."""
 
 
 def read_yaml(path: Path) -> dict:
@@ -60,15 +59,7 @@ def test_every_env_has_algorithm_configs_including_the_pipeline_default(env_id):
         assert (folder / config["data"]).is_file(), f"{folder / f'{name}.yaml'}: data {config['data']!r} does not exist"
 
 
-@pytest.mark.parametrize(
-    "env_id",
-    [
-        pytest.param(env_id, marks=pytest.mark.xfail(strict=True, reason="no grounding config yet"))
-        if env_id in GROUNDING_CONFIG_PENDING
-        else env_id
-        for env_id in env_ids()
-    ],
-)
+@pytest.mark.parametrize("env_id", env_ids())
 def test_every_env_has_a_grounding_config(env_id):
     domain = get_domain(env_id)
     path = CONFIGS.parent / domain.grounding_config
@@ -80,6 +71,38 @@ def test_every_env_has_a_grounding_config(env_id):
     assert data["real_levels"] == ["train"] and not data.get("real"), (
         f"{path}: not the default real data of the train level"
     )
+
+
+@pytest.mark.parametrize("env_id", env_ids())
+def test_every_grounding_config_builds_and_a_window_with_its_prompt_fits_the_model(env_id, tmp_path):
+    """``imaginebench ground``'s parser takes the config as it is (no simulator needed, LIBERO's included), links
+    its window into the model (imagination reads it there), and the longest generation or explanation example of
+    a window, with the longest instruction of any level, fits the backbone's positions."""
+    from datamodules.grounding_data import GroundingDataModule
+    from imaginebench.commands.lightning_cli import GroundingCLI
+    from modules.grounding.model import GroundingModule
+
+    path = CONFIGS.parent / get_domain(env_id).grounding_config
+    cli = GroundingCLI(
+        GroundingModule,
+        GroundingDataModule,
+        args=["--config", str(path), "--trainer.logger.init_args.save_dir", str(tmp_path)],
+        run=False,
+    )
+    window = cli.datamodule.hparams.window_steps
+    assert cli.datamodule.env_id == env_id and cli.model.hparams.window_steps == window
+    if window is None:
+        return  # whole rollouts (BabyAI, CLEVR-Robot: horizons of about 50 steps)
+    domain, builder = get_domain(env_id), cli.model.builder
+    texts = [text for level in LEVELS for text in domain.instruction_texts(level)]
+    longest = max(texts, key=lambda text: len(builder.tokenize(text)))
+    states = torch.zeros(window + 1, domain.state_dim)
+    actions = torch.zeros(window, domain.action_dim) if domain.action_dim else torch.zeros(window, dtype=torch.int64)
+    positions = cli.model.lm.config.max_position_embeddings
+    for sequence in (builder.generation(longest, states, actions), builder.explanation(states, actions, longest)):
+        assert len(sequence) <= positions, (
+            f"{path}: a {window}-step window needs {len(sequence)} of {positions} positions"
+        )
 
 
 def domain_folder(env_id: str) -> Path:

