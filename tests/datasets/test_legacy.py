@@ -12,6 +12,7 @@ import imaginebench.collect as collect_module
 from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
 from imaginebench.datasets.legacy import to_padded_arrays
 from imaginebench.datasets.locations import default_dataset_dir
+from imaginebench.processes import available_cores
 from tests.data_roots import REAL_EPISODES
 from tests.shipped_fixtures import TINY_SETTINGS
 
@@ -131,6 +132,7 @@ def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch
             "pooling": "mean",
             "progress": True,
             "wait": True,
+            "workers": available_cores(),
         }
     ]
     assert real["observations"].shape[0] == REAL_EPISODES and imaginary is not None
