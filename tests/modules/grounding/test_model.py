@@ -227,6 +227,21 @@ def test_a_lora_checkpoint_of_a_tied_embedding_backbone_leaves_out_both_aliases(
     assert saved_backbone and all("lora_" in name for name in saved_backbone)
 
 
+def predict_with_fixed_head(
+    module: GroundingModule, datamodule: GroundingDataModule, layer: torch.nn.Linear, bias: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The state the head predicts from a state of the data when ``layer`` outputs ``bias`` whatever
+    it reads; every dimension but 13 is asserted to keep its value bit for bit."""
+    previous = datamodule.train_rollouts[0].states[0:1] + 0.123
+    with torch.no_grad():
+        layer.weight.zero_()
+        layer.bias.copy_(bias.flatten())
+    predicted = module.predict_state(torch.randn(1, 32), previous)
+    still = torch.arange(17) != 13
+    assert torch.equal(predicted[0, still], previous[0, still])
+    return previous, predicted
+
+
 def test_a_gated_change_head_keeps_dimensions_judged_still_exactly(babyai_real):
     """With ``still_tolerance``: a dimension whose moving logit is negative keeps its value bit for bit,
     one judged moving gets the regressed change; the loss counts both parts."""
@@ -234,17 +249,11 @@ def test_a_gated_change_head_keeps_dimensions_judged_still_exactly(babyai_real):
     module = tiny_module(datamodule, predict_state_change=True, still_tolerance=0.01)
     module.hparams.round_states = False  # BabyAI stands in for a continuous env here
     assert module.state_head.out_features == 17 * 2
-    previous = datamodule.train_rollouts[0].states[0:1] + 0.123
     bias = torch.zeros(17, 2)
     bias[:, 0] = 0.5  # a change of half a standard deviation everywhere ...
     bias[:, 1] = -5.0  # ... but every dimension is judged still ...
     bias[13, 1] = 5.0  # ... except dimension 13
-    with torch.no_grad():
-        module.state_head.weight.zero_()
-        module.state_head.bias.copy_(bias.flatten())
-    predicted = module.predict_state(torch.randn(1, 32), previous)
-    still = torch.arange(17) != 13
-    assert torch.equal(predicted[0, still], previous[0, still])
+    previous, predicted = predict_with_fixed_head(module, datamodule, module.state_head, bias)
     torch.testing.assert_close(predicted[0, 13], previous[0, 13] + 0.5 * module.state_std[13])
     assert float(module.state_loss(torch.randn(1, 32), predicted, previous)) < 0.05  # what the head says, almost surely
     assert float(module.state_loss(torch.randn(1, 32), previous, previous)) > 0.2  # dimension 13 did not move after all
@@ -260,16 +269,10 @@ def test_a_binned_change_head_adds_its_argmax_bin_and_keeps_the_zero_bin_exact(b
     module.hparams.round_states = False  # BabyAI stands in for a continuous env here
     head = module.state_head
     assert head.bins == 9 and head.logits.out_features == 17 * 9
-    previous = datamodule.train_rollouts[0].states[0:1] + 0.123
     bias = torch.full((17, 9), -10.0)
     bias[:, 4] = 10.0  # every dimension keeps its value ...
     bias[13, 4], bias[13, 7] = -10.0, 10.0  # ... except dimension 13, which moves by three bins
-    with torch.no_grad():
-        head.logits.weight.zero_()
-        head.logits.bias.copy_(bias.flatten())
-    predicted = module.predict_state(torch.randn(1, 32), previous)
-    still = torch.arange(17) != 13
-    assert torch.equal(predicted[0, still], previous[0, still])
+    previous, predicted = predict_with_fixed_head(module, datamodule, head.logits, bias)
     torch.testing.assert_close(predicted[0, 13], previous[0, 13] + 0.75)
     near = predicted + 0.1  # within half a bin of what the head says: the same bins
     assert float(module.state_loss(torch.randn(1, 32), near, previous)) < 1e-3
