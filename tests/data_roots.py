@@ -8,8 +8,22 @@ import pytest
 
 from imaginebench.collect import collect
 from imaginebench.datasets.locations import default_dataset_dir
+from imaginebench.processes import available_cores
 
 REAL_EPISODES = 4
+
+
+def first_use_collection_options() -> dict:
+    """The options ``collect_default`` passes to ``collect`` besides the env, level, count and place: what
+    tests that intercept first-use collection expect."""
+    return {
+        "seed": 0,
+        "encoder": "all-MiniLM-L6-v2",
+        "pooling": "mean",
+        "progress": True,
+        "wait": True,
+        "workers": available_cores(),
+    }
 
 
 @pytest.fixture

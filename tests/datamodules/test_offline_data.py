@@ -11,7 +11,7 @@ from datamodules.offline_data import OfflineDataModule
 from imaginebench.commands.imagine import find_or_imagine
 from imaginebench.datasets import DatasetError, load_episodes
 from imaginebench.errors import UserInputError
-from imaginebench.processes import available_cores
+from tests.data_roots import first_use_collection_options
 from tests.shipped_fixtures import TINY_SETTINGS
 from tests.synthetic_episodes import EMBEDDING_DIM, ENV_ID, NUM_ACTIONS, STATE_DIM, TASKS, write_synthetic
 
@@ -191,14 +191,7 @@ def test_real_levels_are_collected_on_first_use_into_the_default_location(paths,
     assert calls == [
         (
             (ENV_ID, "hard", 30, default),
-            {
-                "seed": 0,
-                "encoder": "all-MiniLM-L6-v2",
-                "pooling": "mean",
-                "progress": True,
-                "wait": True,
-                "workers": available_cores(),
-            },
+            first_use_collection_options(),
         )
     ]
     data.setup("fit")

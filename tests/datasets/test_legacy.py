@@ -12,8 +12,7 @@ import imaginebench.collect as collect_module
 from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
 from imaginebench.datasets.legacy import to_padded_arrays
 from imaginebench.datasets.locations import default_dataset_dir
-from imaginebench.processes import available_cores
-from tests.data_roots import REAL_EPISODES
+from tests.data_roots import REAL_EPISODES, first_use_collection_options
 from tests.shipped_fixtures import TINY_SETTINGS
 
 
@@ -127,12 +126,7 @@ def test_missing_default_real_data_is_collected_there_once(tmp_path, monkeypatch
             "level": "train",
             "episodes": 20000,
             "out": default,
-            "seed": 0,
-            "encoder": "all-MiniLM-L6-v2",
-            "pooling": "mean",
-            "progress": True,
-            "wait": True,
-            "workers": available_cores(),
+            **first_use_collection_options(),
         }
     ]
     assert real["observations"].shape[0] == REAL_EPISODES and imaginary is not None
