@@ -144,11 +144,11 @@ class GroundingModule(LightningModule):
         self.lm = lm
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
-        self.state_projection: nn.Module
-        if state_values:
-            self.state_projection = WholeNumberStateEmbedding(spec.state_dim, state_values, width)
-        else:
-            self.state_projection = nn.Linear(spec.state_dim, width)
+        self.state_projection: nn.Module = (
+            WholeNumberStateEmbedding(spec.state_dim, state_values, width)
+            if state_values
+            else nn.Linear(spec.state_dim, width)
+        )
         self.state_head: nn.Module
         if state_values:
             self.state_head = WholeNumberStateHead(width, spec.state_dim, state_values)
