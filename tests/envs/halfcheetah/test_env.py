@@ -97,6 +97,42 @@ def test_expert_solves_tasks_and_success_flags_agree(level, task):
     assert flags[-1] and not flags[:-1].any()
 
 
+class _History:
+    """What the expert reads of an env: the task and the states since the episode's start."""
+
+    def __init__(self, task: str, states: list[np.ndarray]):
+        self.task, self._states = task, np.asarray(states)
+
+    def states(self) -> np.ndarray:
+        return self._states
+
+
+@pytest.mark.skipif(not (EXPERT_DIR / "jumps.pt").is_file(), reason="shipped experts missing")
+@pytest.mark.parametrize(
+    "level, task", [("train", "jump-forward"), ("train", "jump-backward"), ("hard", "jump-in-place")]
+)
+def test_jump_experts_act_on_the_latest_state_alone(level, task):
+    """Behaviour cloning learns state → action, so the jump data must be such a map: every state of an
+    expert episode gives its action again to a fresh expert that sees it alone, or after a history 3 m
+    away from the start (the position, which the state leaves out, and any latch play no part). The
+    earlier experts (a 1.5 m run-up, a latch for jump-in-place) fail this on all three tasks."""
+    env = imaginebench.make("Mujoco-v0", level=level, task=task)
+    expert = DOMAIN.expert()
+    env.reset(seed=0)
+    played, done = [], False
+    while not done:
+        action = expert(env)
+        played.append((env.states()[-1], action))
+        _, _, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+    env.close()
+    away = np.zeros((31, STATE_DIM))
+    away[1:, DX] = -0.1 if task == "jump-forward" else 0.1
+    for state, action in played:
+        for history in ([state], [*away, state]):
+            np.testing.assert_array_equal(DOMAIN.expert()(_History(task, history)), action)
+
+
 def test_a_step_from_a_set_state_does_not_depend_on_the_root_x(env):
     """The vector leaves out the root x; two simulators far apart in x, set to one state, make
     the same step, and the set state replaces the episode's latest one."""
