@@ -82,10 +82,11 @@ class Task:
     horizon: int = HORIZON
 
 
-def _single(name: str, entities: tuple[str, ...], check: Check, horizon: int = HORIZON) -> Task:
-    """A package task with its own expert; the first entity is what the expert manipulates."""
-    policy = f"{name}-v3"
-    return Task(name, policy, entities, (Stage(policy, entities[:1], check),), horizon)
+def _single(name: str, entities: tuple[str, ...], check: Check, horizon: int = HORIZON, policy: str = "") -> Task:
+    """A package task with the package's expert (or ``policy``, one of ours); the first entity is what
+    the expert manipulates."""
+    source = f"{name}-v3"
+    return Task(name, source, entities, (Stage(policy or source, entities[:1], check),), horizon)
 
 
 _COFFEE_BUTTON = _near_axis("coffee_button", 1, 0.02, also_z=0.05)
@@ -116,7 +117,7 @@ TASKS: dict[str, Task] = {
         _single("faucet-close", ("faucet",), _near("faucet", 0.07)),
         # hard: two package tasks and two composites
         _single("hammer", ("hammer", "nail"), _nail_driven),
-        _single("soccer", ("soccer",), _near("soccer", 0.07), horizon=150),
+        _single("soccer", ("soccer",), _near("soccer", 0.07), horizon=150, policy="soccer-push"),
         Task(
             "make-coffee",
             "coffee-push-v3",
