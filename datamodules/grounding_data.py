@@ -15,7 +15,7 @@ from torch.utils.data import DataLoader
 from datamodules.grounding_prompts import GROUNDING_TASKS, PROMPT_WORDS, Example, words
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.real_data import prepare_real_data, real_dataset_paths
-from datamodules.statistics import mean_and_std
+from datamodules.statistics import change_scale, mean_and_std
 from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, open_dataset
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.errors import UserInputError, check_at_least, naming
@@ -181,6 +181,10 @@ class GroundingDataModule(LightningDataModule):
     def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
         """Mean and standard deviation of the training rollouts' states (the model standardises states)."""
         return mean_and_std(torch.cat([r.states for r in self.train_rollouts]), min_std)
+
+    def state_change_scale(self, tolerance: float = 0.0) -> torch.Tensor:
+        """The typical per-step change of each state dimension in the training rollouts (:func:`change_scale`)."""
+        return change_scale(torch.cat([r.states.diff(dim=0) for r in self.train_rollouts]), tolerance)
 
     def _examples(self, rollouts: list[Rollout], rng: np.random.Generator, count: int) -> list[Example]:
         chosen = rng.integers(len(rollouts), size=count)

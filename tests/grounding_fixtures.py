@@ -39,9 +39,7 @@ def tiny_datamodule(real: Path, **overrides) -> GroundingDataModule:
 def tiny_module(datamodule: GroundingDataModule, **overrides) -> GroundingModule:
     options = {"vocabulary": datamodule.vocabulary, **TINY, **overrides}
     module = GroundingModule(datamodule.env_spec, round_states=True, explanation_eval_rollouts=2, **options)
-    mean, std = datamodule.state_statistics()
-    module.state_mean.copy_(mean)
-    module.state_std.copy_(std)
+    module.use_statistics(datamodule)
     return module
 
 

@@ -158,11 +158,6 @@ BAD_INPUTS = {
     "batch-size-0": (fit("--data.batch_size", "0"), r"data.batch_size must be >= 1, got 0"),
     "batches-per-epoch-0": (fit("--data.batches_per_epoch", "0"), r"data.batches_per_epoch must be >= 1, got 0"),
     "imaginary-level": (fit("--data.imaginary_levels", "[extreme]"), r"data.imaginary_levels: unknown level 'extreme'"),
-    "imaginary-level-nothing-imagines": (  # no shipped model (yet): stops before any real data are collected
-        ["fit", "--config", METAWORLD_BC, "--config", "{in}/tiny.yaml", "--data.imaginary_levels", "[easy]"],
-        r"data.imaginary_levels: no imaginary data of MetaWorld-v0 level 'easy' .*\(no shipped model at \S+\); "
-        r"`imaginebench pipeline --env MetaWorld-v0` grounds one",
-    ),
     "fit-encoder-missing": (
         fit("--data.encoder", "{in}/no-encoder"),
         r"data.encoder: instruction encoder '\S+no-encoder'",
@@ -257,6 +252,16 @@ def error_line(argv: list[str], capsys) -> str:
     lines = [line for line in err.splitlines() if line.startswith("imaginebench ")]
     assert len(lines) == 1 and err.rstrip().endswith(lines[0]), err
     return lines[0]
+
+
+def test_an_imaginary_level_nothing_imagines_stops_before_real_data_are_collected(inputs, capsys, no_shipped_assets):
+    argv = ["fit", "--config", METAWORLD_BC, "--config", f"{inputs}/tiny.yaml", "--data.imaginary_levels", "[easy]"]
+    line = error_line(argv, capsys)
+    assert re.match(
+        r"imaginebench fit: data.imaginary_levels: no imaginary data of MetaWorld-v0 level 'easy' "
+        r".*\(no shipped model at \S+\); `imaginebench pipeline --env MetaWorld-v0` grounds one",
+        line,
+    ), line
 
 
 @pytest.mark.parametrize("case", BAD_INPUTS)

@@ -86,6 +86,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     from imaginebench.commands.lightning_cli import run_grounding_cli, run_lightning_cli
     from imaginebench.datasets import load_episodes
     from imaginebench.datasets.locations import default_dataset_dir
+    from imaginebench.processes import available_cores
     from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
 
     with naming("--env"):
@@ -113,7 +114,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     else:
         episodes = domain.real_episodes if args.real_episodes is None else args.real_episodes
         _stage(1, "collect", f"{episodes} expert episodes → {real}")
-        collect(args.env, "train", episodes, real, seed=args.seed)
+        collect(args.env, "train", episodes, real, seed=args.seed, workers=available_cores())
 
     checkpoint = out / "grounding.ckpt"
     if checkpoint.exists():

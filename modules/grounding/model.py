@@ -69,6 +69,7 @@ class GroundingModule(LightningModule):
         still_tolerance: float = 0.0,
         state_change_bin_width: float = 0.0,
         max_state_change: float = 0.0,
+        standardize_changes: bool = False,
         window_steps: int | None = None,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
@@ -93,7 +94,11 @@ class GroundingModule(LightningModule):
         e.g. CLEVR-Robot's balls out of the walls over a rollout). ``state_change_bin_width`` w > 0
         (with ``predict_state_change``): the head classifies each dimension's change into bins of
         width w up to ``max_state_change`` (:class:`BinnedChangeHead`), so a generated change is
-        one outcome the model saw, not a blend of several, and zero is exact. ``window_steps`` W: the
+        one outcome the model saw, not a blend of several, and zero is exact. ``standardize_changes``
+        (with a regressed ``predict_state_change``): a change is divided by the root mean square of the
+        real per-step changes of its dimension (those beyond ``still_tolerance``), not by the spread of
+        the states: a Meta-World hand moves a few mm a step against a spread of ~10 cm, so with the
+        states' scale a head that predicts no change at all costs almost nothing. ``window_steps`` W: the
         rollout window the generation and explanation examples were cut to (LightningCLI links it from
         ``data.window_steps``); kept here so imagination slides its context by the window the model was
         trained on, and validation explains the last W steps of each held-out rollout."""
@@ -164,6 +169,7 @@ class GroundingModule(LightningModule):
             self.action_head = nn.Linear(width, spec.action_dim)
         self.register_buffer("state_mean", torch.zeros(spec.state_dim))
         self.register_buffer("state_std", torch.ones(spec.state_dim))
+        self.register_buffer("change_scale", torch.ones(spec.state_dim))
         self.builder = SequenceBuilder(self.tokenizer, spec.state_dim, spec.is_discrete, spec.action_dim)
         self.strict_loading = False  # LoRA checkpoints leave out the frozen backbone: see on_load_checkpoint
 
@@ -172,9 +178,20 @@ class GroundingModule(LightningModule):
     def setup(self, stage: str) -> None:
         datamodule = self._trainer.datamodule if self._trainer is not None else None
         if stage == "fit" and hasattr(datamodule, "state_statistics"):
-            mean, std = datamodule.state_statistics()
-            self.state_mean.copy_(mean)
-            self.state_std.copy_(std)
+            self.use_statistics(datamodule)
+
+    def use_statistics(self, datamodule: Any) -> None:
+        """The training rollouts' state mean and spread, and the scale of a regressed change."""
+        mean, std = datamodule.state_statistics()
+        self.state_mean.copy_(mean)
+        self.state_std.copy_(std)
+        scale = datamodule.state_change_scale(self.hparams.still_tolerance) if self.standardizes_changes else std
+        self.change_scale.copy_(scale)
+
+    @property
+    def standardizes_changes(self) -> bool:
+        h = self.hparams
+        return bool(h.get("standardize_changes")) and h.predict_state_change and not h.state_change_bin_width
 
     def standardize(self, states: Tensor) -> Tensor:
         return (states - self.state_mean) / self.state_std
@@ -182,7 +199,7 @@ class GroundingModule(LightningModule):
     def state_target(self, states: Tensor, reference: Tensor) -> Tensor:
         """What the state head regresses: the standardised state, or its standardised change from ``reference``."""
         if self.hparams.predict_state_change:
-            return (states - reference) / self.state_std
+            return (states - reference) / self.change_scale
         return self.standardize(states)
 
     def state_loss(self, hidden: Tensor, states: Tensor, reference: Tensor) -> Tensor:
@@ -286,9 +303,11 @@ class GroundingModule(LightningModule):
         output = self.state_head(hidden.float())
         if self.hparams.still_tolerance:
             change, moves = output.unflatten(-1, (-1, 2)).unbind(-1)
-            states = previous + torch.where(moves > 0, change * self.state_std, torch.zeros_like(change))
+            states = previous + torch.where(moves > 0, change * self.change_scale, torch.zeros_like(change))
+        elif self.hparams.predict_state_change:
+            states = previous + output * self.change_scale
         else:
-            states = output * self.state_std + (previous if self.hparams.predict_state_change else self.state_mean)
+            states = output * self.state_std + self.state_mean
         return states.round() if self.hparams.round_states else states
 
     # ----------------------------------------------------------------------------- training
@@ -369,5 +388,9 @@ class GroundingModule(LightningModule):
             )
         missing = {name for name, p in self.named_parameters() if p.requires_grad} - set(checkpoint["state_dict"])
         missing |= {"state_mean", "state_std"} - set(checkpoint["state_dict"])
+        if "change_scale" not in checkpoint["state_dict"]:
+            if self.standardizes_changes:
+                missing.add("change_scale")
+            checkpoint["state_dict"]["change_scale"] = checkpoint["state_dict"].get("state_std", self.state_std)
         if missing:
             raise ValueError(f"grounding checkpoint: state_dict lacks trained weights {sorted(missing)[:5]}")

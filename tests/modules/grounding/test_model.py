@@ -261,6 +261,27 @@ def test_a_gated_change_head_keeps_dimensions_judged_still_exactly(babyai_real):
         tiny_module(datamodule, still_tolerance=0.01)
 
 
+def test_standardized_changes_are_divided_by_the_typical_real_change_not_the_spread_of_states(babyai_real):
+    """With ``standardize_changes`` the regressed target of a real change has a root mean square of 1 in every
+    dimension that moves (beyond ``still_tolerance``); the head's output maps back to the same change."""
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, predict_state_change=True, still_tolerance=0.5, standardize_changes=True)
+    module.hparams.round_states = False  # BabyAI stands in for a continuous env here
+    states = torch.cat([r.states[:-1] for r in datamodule.train_rollouts])
+    following = torch.cat([r.states[1:] for r in datamodule.train_rollouts])
+    target = module.state_target(following, states)
+    moved = (following - states).abs() > 0.5
+    rms = ((target.square() * moved).sum(0) / moved.sum(0).clamp_min(1)).sqrt()
+    moving = moved.any(0)
+    assert moving.sum() >= 3 and not torch.equal(module.change_scale, module.state_std)
+    torch.testing.assert_close(rms[moving], torch.ones(int(moving.sum())), rtol=1e-4, atol=1e-4)
+    bias = torch.zeros(17, 2)
+    bias[:, 0], bias[:, 1] = 0.5, -5.0
+    bias[13, 1] = 5.0  # dimension 13 moves by half its typical change
+    previous, predicted = predict_with_fixed_head(module, datamodule, module.state_head, bias)
+    torch.testing.assert_close(predicted[0, 13], previous[0, 13] + 0.5 * module.change_scale[13])
+
+
 def test_a_binned_change_head_adds_its_argmax_bin_and_keeps_the_zero_bin_exact(babyai_real):
     """With ``state_change_bin_width``: a dimension's predicted change is its most likely bin's centre
     (zero exactly in the middle bin); the loss is the cross-entropy of the observed change's bin."""
