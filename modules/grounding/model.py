@@ -117,6 +117,11 @@ class GroundingModule(LightningModule):
             raise ValueError(
                 "grounding: state_change_bin_width needs predict_state_change and excludes still_tolerance"
             )
+        if standardize_changes and (not predict_state_change or state_change_bin_width):
+            raise ValueError(
+                "grounding: standardize_changes scales a regressed change: it needs predict_state_change and no "
+                "state_change_bin_width"
+            )
         check_at_least(1, {"model.window_steps": window_steps})
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
@@ -190,8 +195,7 @@ class GroundingModule(LightningModule):
 
     @property
     def standardizes_changes(self) -> bool:
-        h = self.hparams
-        return bool(h.get("standardize_changes")) and h.predict_state_change and not h.state_change_bin_width
+        return bool(self.hparams.get("standardize_changes"))  # absent from checkpoints made before the option
 
     def standardize(self, states: Tensor) -> Tensor:
         return (states - self.state_mean) / self.state_std

@@ -280,6 +280,8 @@ def test_standardized_changes_are_divided_by_the_typical_real_change_not_the_spr
     bias[13, 1] = 5.0  # dimension 13 moves by half its typical change
     previous, predicted = predict_with_fixed_head(module, datamodule, module.state_head, bias)
     torch.testing.assert_close(predicted[0, 13], previous[0, 13] + 0.5 * module.change_scale[13])
+    with pytest.raises(ValueError, match="standardize_changes"):
+        tiny_module(datamodule, standardize_changes=True)
 
 
 def test_a_binned_change_head_adds_its_argmax_bin_and_keeps_the_zero_bin_exact(babyai_real):
