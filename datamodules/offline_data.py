@@ -193,12 +193,7 @@ class OfflineDataModule(LightningDataModule):
         """Load and check every dataset of one source; ``None`` when there are none."""
         if not paths:
             return None
-        expected = {
-            "env_id": self.env_id,
-            "encoder_id": self.instruction_encoder.encoder_id,
-            "source": source,
-            "state_dim": get_domain(self.env_id).state_dim,
-        }
+        expected = get_domain(self.env_id).expected_metadata(source, self.instruction_encoder.encoder_id)
         datasets = [open_dataset(path) for path in paths]
         for dataset in datasets:
             check_metadata(dataset, expected, f"loaded as {source} data of this run")

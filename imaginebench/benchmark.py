@@ -106,13 +106,7 @@ def _load_checked(path: Path, env_id: str, level: str, source: str, encoder_id: 
     from imaginebench.datasets.episodes import check_metadata, load_episodes
 
     dataset = load_episodes(path)
-    expected = {
-        "env_id": env_id,
-        "level": level,
-        "source": source,
-        "encoder_id": encoder_id,
-        "state_dim": get_domain(env_id).state_dim,
-    }
+    expected = {**get_domain(env_id).expected_metadata(source, encoder_id), "level": level}
     check_metadata(dataset, expected, f"get_dataset of {env_id} level {level!r}")
     return dataset
 

@@ -122,6 +122,7 @@ def build_dataset(
         "counts": {},
         "produced_by": {},
         "generator": generator,
+        "reward_version": domain.reward_version,
     }
     return EpisodeDataset(
         _stack_rows(rows, discrete=domain.action_kind == "discrete"), texts, embeddings.float(), metadata

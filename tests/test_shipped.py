@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 
 import pytest
 import torch
 
 import imaginebench.commands.imagine as imagine_command
+import imaginebench.envs.babyai as babyai
 from imaginebench.commands.imagine import file_sha256, find_or_imagine
 from imaginebench.datasets import load_episodes
 from imaginebench.errors import UserInputError
@@ -70,11 +72,23 @@ def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(tiny_a
     settings.write_text(json.dumps({**TINY_SETTINGS, "rollouts": TINY_SETTINGS["rollouts"] + 1}))  # a new release
     again = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
     assert again == first and load_episodes(again).num_episodes == TINY_SETTINGS["rollouts"] + 1
-    stale = first.with_name(f"imaginary-easy.stale-{old_sha[:8]}")
+    stale = first.with_name(f"imaginary-easy.stale-{old_sha[:8]}-r1")
     assert load_episodes(stale).num_episodes == TINY_SETTINGS["rollouts"]  # set aside, not lost
     assert f"moved to {stale}" in capsys.readouterr().out
     monkeypatch.setattr(imagine_command, "imagine", lambda *args, **kwargs: pytest.fail("imagined a third time"))
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == first  # current data are kept
+
+
+def test_data_rewarded_under_an_earlier_reward_are_set_aside_and_imagined_anew(
+    shipped_tiny_model, tmp_path, monkeypatch
+):
+    first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    assert load_episodes(first).metadata["reward_version"] == 1
+    monkeypatch.setattr(babyai, "DOMAIN", replace(babyai.DOMAIN, reward_version=2))  # a release changes the reward
+    again = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    assert again == first and load_episodes(again).metadata["reward_version"] == 2
+    sha = load_episodes(again).metadata["generator"]["checkpoint_sha256"]
+    assert load_episodes(first.with_name(f"imaginary-easy.stale-{sha[:8]}-r1")).metadata["reward_version"] == 1
 
 
 def test_the_train_level_is_never_imagined(shipped_tiny_model, tmp_path):

@@ -21,6 +21,7 @@ import torch
 from imaginebench.checkpoints import read_lightning_checkpoint
 from imaginebench.collect import build_dataset, check_dataset_arguments, episode_seed, new_rows
 from imaginebench.datasets import EpisodeDataset
+from imaginebench.datasets.episodes import metadata_field
 from imaginebench.datasets.locations import default_dataset_dir, find_imaginary_dataset
 from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import UserInputError, check_at_least
@@ -233,18 +234,21 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
 
 def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     """Renames data the commands imagined from an earlier shipped model (its checkpoint or settings differ from
-    what ``assets/`` ships now) to ``<path>.stale-<sha>``, with a line saying so; True when it did. Data a user
-    imagined from a checkpoint of their own are theirs and stay. Nothing is deleted."""
+    what ``assets/`` ships now) or under an earlier reward of the env to ``<path>.stale-<sha>-r<reward version>``,
+    with a line saying so; True when it did. Data a user imagined from a checkpoint of their own are theirs and
+    stay. Nothing is deleted."""
     metadata = read_json(path / "metadata.json") or {}
     generator = metadata.get("generator") or {}
     if Path(str(generator.get("checkpoint", ""))).parts[-2:] != (env_id, CHECKPOINT_FILE):
         return False
+    reward_version = metadata_field(metadata, "reward_version")
     made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
-    made_with.append((metadata.get("counts") or {}).get("episodes"))
-    if made_with == [file_sha256(model.checkpoint), model.seed, model.temperature, model.rollouts]:
+    made_with += [(metadata.get("counts") or {}).get("episodes"), reward_version]
+    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.rollouts]
+    if made_with == [*shipped, get_domain(env_id).reward_version]:
         return False
-    stale = path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}")
-    print(f"{path}: imagined from an earlier shipped model; moved to {stale} and imagined anew", flush=True)
+    stale = path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}-r{reward_version}")
+    print(f"{path}: imagined from an earlier shipped model or reward; moved to {stale} and imagined anew", flush=True)
     try:
         path.rename(stale)
     except FileNotFoundError:  # another process of the same run (DDP) moved it first

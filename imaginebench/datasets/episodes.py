@@ -45,6 +45,8 @@ METADATA_FIELDS = (
     "counts",
     "produced_by",
 )
+METADATA_DEFAULTS = {"reward_version": 1}
+"""Fields added after schema 1, with the value data written before them implicitly have."""
 INDEX_FIELDS = ("episode_id", "step", "task_id", "instruction_id")
 FLAG_FIELDS = ("terminated", "truncated", "success")
 
@@ -94,10 +96,22 @@ def check_metadata(dataset: EpisodeDataset, expected: dict[str, Any], context: s
     """Refuse a dataset made for another env, encoder, level or source before its rows get mixed
     with the rest; the error names the metadata file, the field and who asked (``context``)."""
     for name, value in expected.items():
-        if dataset.metadata[name] != value:
+        found = metadata_field(dataset.metadata, name)
+        if found != value:
+            hint = f"; {FIELD_HINTS[name]}" if name in FIELD_HINTS else ""
             raise DatasetError(
-                f"{dataset.path / 'metadata.json'}: field {name!r} is {dataset.metadata[name]!r}, expected {value!r} ({context})"
+                f"{dataset.path / 'metadata.json'}: field {name!r} is {found!r}, expected {value!r} ({context}){hint}"
             )
+
+
+FIELD_HINTS = {
+    "reward_version": "the env's reward changed since it was made: collect or imagine it again (--overwrite)",
+}
+
+
+def metadata_field(metadata: dict[str, Any], name: str) -> Any:
+    """``metadata[name]``, or the value data written before the field existed have (``METADATA_DEFAULTS``)."""
+    return metadata.get(name, METADATA_DEFAULTS.get(name))
 
 
 def _episode_last_rows(steps: TensorDict) -> torch.Tensor:

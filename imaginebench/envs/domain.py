@@ -72,12 +72,27 @@ class Domain:
     expert data (continuous actions; DART, Laskey et al. 2017): the data then cover the states a
     learner's small errors lead to, and the recorded action stays the expert's clean one (so a
     transition's next state follows the executed action, not the recorded one)."""
+    reward_version: int = 1
+    """Raised whenever the env's reward changes. Datasets record the version they were rewarded under
+    (``metadata.json`` field ``reward_version``, 1 when absent) and loading one of another version is refused,
+    so no run learns from rewards the env no longer pays."""
 
     @property
     def grounding_config(self) -> Path:
         """``lightning_config/grounding/<config_dir>.yaml``, relative to the repository root (where
         every command runs), so the pipeline, benchmarks and tests name it the same way."""
         return Path("lightning_config") / "grounding" / f"{self.config_dir}.yaml"
+
+    def expected_metadata(self, source: str, encoder_id: str) -> dict[str, object]:
+        """The ``metadata.json`` fields a dataset of this domain must have to be trained on as ``source`` data
+        encoded by ``encoder_id`` (:func:`imaginebench.datasets.episodes.check_metadata`)."""
+        return {
+            "env_id": self.env_id,
+            "encoder_id": encoder_id,
+            "source": source,
+            "state_dim": self.state_dim,
+            "reward_version": self.reward_version,
+        }
 
     def spec(self, embedding_dim: int) -> EnvSpec:
         return EnvSpec(

@@ -77,6 +77,7 @@ def test_imaginary_data_under_the_data_root_win_over_the_shipped_model(babyai_da
         ({"encoder_id": "bert-base-uncased:pooler"}, "encoder_id"),
         ({"level": "hard"}, "level"),
         ({"source": "real"}, "source"),
+        ({"reward_version": 2}, "reward_version"),  # rewarded under a reward BabyAI does not pay
     ],
 )
 def test_imaginary_data_made_for_something_else_is_refused_naming_file_and_field(babyai_data_root, metadata, field):

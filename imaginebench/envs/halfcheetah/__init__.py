@@ -31,6 +31,7 @@ DOMAIN = Domain(
     action_kind="continuous",
     action_dim=ACTION_DIM,
     learned_experts=LearnedExperts(skills=SKILLS, training_env=SkillTrainingEnv, directory=EXPERT_DIR),
+    reward_version=2,  # 2: every step less tasks.STEP_COST, so success never pays less than going on
 )
 
 __all__ = [

@@ -2,7 +2,8 @@
 
 State (18): the step's forward displacement (0 at reset, where the original put the absolute x),
 then the package's 17 observations. Actions Box(-1, 1, (6,)). An episode ends on success or after
-200 steps. Reward: the task's dense reward (``tasks.py``) minus the package's control cost.
+200 steps. Reward: the task's dense reward (``tasks.py``) capped at and less ``STEP_COST``, minus the
+package's control cost, so every step before success pays at most 0.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from imaginebench.envs.base import ImagineBenchEnv
 from imaginebench.envs.halfcheetah.layout import STATE_DIM, STATE_TOLERANCE, state_violations
 from imaginebench.envs.halfcheetah.phrasings import PHRASINGS
 from imaginebench.envs.halfcheetah.simulator import ACTION_DIM, Cheetah, control_cost
-from imaginebench.envs.halfcheetah.tasks import HORIZON, LEVEL_TASKS, TASKS
+from imaginebench.envs.halfcheetah.tasks import HORIZON, LEVEL_TASKS, STEP_COST, TASKS
 from imaginebench.instructions import InstructionTable
 from imaginebench.levels import resolve_level
 
@@ -104,7 +105,8 @@ class HalfCheetahEnv(ImagineBenchEnv):
     def _reward(self, states: np.ndarray, action: np.ndarray) -> float:
         """The reward of reaching ``states[-1]`` (the episode from its start) with ``action``: one
         definition for real and imagined steps. The action is clipped as ``step`` executes it."""
-        return TASKS[self.task].reward(states) - control_cost(np.clip(action, -1.0, 1.0))
+        task_reward = min(TASKS[self.task].reward(states), STEP_COST)
+        return task_reward - STEP_COST - control_cost(np.clip(action, -1.0, 1.0))
 
     def render(self):
         return self.cheetah.package.render()

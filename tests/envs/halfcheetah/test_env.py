@@ -97,6 +97,33 @@ def test_expert_solves_tasks_and_success_flags_agree(level, task):
     assert flags[-1] and not flags[:-1].any()
 
 
+def _episode_rewards(env, policy) -> tuple[list[float], bool]:
+    rewards, done = [], False
+    while not done:
+        _, reward, terminated, truncated, info = env.step(policy(env))
+        rewards.append(reward)
+        done = terminated or truncated
+    return rewards, info["is_success"]
+
+
+@pytest.mark.skipif(not (EXPERT_DIR / "jumps.pt").is_file(), reason="shipped experts missing")
+@pytest.mark.parametrize("level, task", [("train", "jump-backward"), ("easy", "run-forward-faster")])
+def test_no_step_pays_more_than_success(level, task):
+    """Success ends the episode, so a step before it must not pay more than 0: with the task rewards alone
+    (positive on both tasks) TD3+BC learned to jump backward for 200 steps without success, for a return of 480
+    against the expert's 100 in 90 steps."""
+    env = imaginebench.make("Mujoco-v0", level=level, task=task)
+    expert = DOMAIN.expert()
+    env.reset(seed=0)
+    solved, success = _episode_rewards(env, expert)
+    env.reset(seed=0)
+    still, _ = _episode_rewards(env, lambda env: np.zeros(6))
+    env.close()
+    assert success and len(still) == 200
+    assert max(solved) <= 0 and max(still) <= 0
+    assert sum(solved) > sum(still)
+
+
 class _History:
     """What the expert reads of an env: the task and the states since the episode's start."""
 
