@@ -72,7 +72,9 @@ class COMBO(OfflineRLModule):
         if not 0.0 <= real_data_ratio <= 1.0:
             raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
         self.policy = self.actor = tanh_normal_actor(spec, hidden_sizes, activation)
-        self.critics = MLPEnsemble(2, observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation)
+        self.critics = MLPEnsemble(
+            2, observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation, spec.embedding_dim
+        )
         self.dynamics = MLPEnsemble(
             num_dynamics_models,
             observation_dim(spec),
@@ -80,6 +82,7 @@ class COMBO(OfflineRLModule):
             2 * (spec.state_dim + 1),
             hidden_sizes,
             activation,
+            spec.embedding_dim,
         )
         self.log_alpha = nn.Parameter(torch.zeros(()))
         self.targets = TargetNetworks(critics=self.critics)

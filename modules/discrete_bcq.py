@@ -21,9 +21,8 @@ from modules.networks import (
     OBSERVATION,
     Activation,
     TargetNetworks,
-    mlp,
     observation,
-    observation_dim,
+    observation_mlp,
     policy_input,
 )
 
@@ -80,9 +79,9 @@ class DiscreteBCQ(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        spec, obs_dim = self.env_spec, observation_dim(self.env_spec)
-        self.q_network = mlp(obs_dim, spec.num_actions, hidden_sizes, activation)
-        self.imitation = mlp(obs_dim, spec.num_actions, hidden_sizes, activation)
+        spec = self.env_spec
+        self.q_network = observation_mlp(spec, spec.num_actions, hidden_sizes, activation)
+        self.imitation = observation_mlp(spec, spec.num_actions, hidden_sizes, activation)
         selector = DiscreteBCQPolicy(self.q_network, self.imitation, action_threshold)
         self.targets = TargetNetworks(q_network=self.q_network)
         self.policy = TensorDictSequential(

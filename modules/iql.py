@@ -20,6 +20,40 @@ from modules.networks import (
 )
 
 
+class TargetQOncePerBatch:
+    """For TorchRL 0.14.1's IQL losses: their ``actor_loss`` and ``value_loss`` each run the target
+    critics on the batch's ``(s, a)`` with the same parameters. Within one ``forward`` the second
+    run returns the first one's result, when its inputs are the very same tensors. The target
+    parameters take no gradient, so nothing downstream can tell."""
+
+    def forward(self, tensordict: TensorDictBase) -> TensorDictBase:
+        evaluate = self._vmap_qvalue_networkN0
+        cached: list = []  # [input tensors, result] of the last target evaluation
+
+        def target_once(inputs: TensorDictBase, params: TensorDictBase) -> TensorDictBase:
+            if params is not self.target_qvalue_network_params:
+                return evaluate(inputs, params)
+            tensors = list(inputs.values(True, True))
+            if cached and len(cached[0]) == len(tensors) and all(a is b for a, b in zip(cached[0], tensors)):
+                return cached[1]
+            cached[:] = [tensors, evaluate(inputs, params)]
+            return cached[1]
+
+        self._vmap_qvalue_networkN0 = target_once
+        try:
+            return super().forward(tensordict)
+        finally:
+            self._vmap_qvalue_networkN0 = evaluate
+
+
+class OncePerBatchIQLLoss(TargetQOncePerBatch, IQLLoss):
+    """TorchRL's ``IQLLoss``, the target critics run once per batch."""
+
+
+class OncePerBatchDiscreteIQLLoss(TargetQOncePerBatch, DiscreteIQLLoss):
+    """TorchRL's ``DiscreteIQLLoss``, the target critics run once per batch."""
+
+
 class IQL(OfflineRLModule):
     """IQL never queries Q at actions outside the data: V fits an upper ``expectile`` of Q(s, a_data)
     (Eq. 5), Q regresses ``r + γ V(s')`` (Eq. 6), and the policy clones data actions weighted by
@@ -64,10 +98,11 @@ class IQL(OfflineRLModule):
         }
         if self.env_spec.is_discrete:
             self.policy = categorical_actor(self.env_spec, hidden_sizes, activation)
-            self.loss = DiscreteIQLLoss(self.policy, critics, value, action_space="categorical", **options)
+            self.loss = OncePerBatchDiscreteIQLLoss(self.policy, critics, value, action_space="categorical", **options)
         else:
             self.policy = gaussian_actor(self.env_spec, hidden_sizes, activation)
-            self.loss = IQLLoss(self.policy, critics, value, **options)
+            # A loop over the critics: faster than vmap here (70 vs 68 updates/s, bf16), and it groups instructions.
+            self.loss = OncePerBatchIQLLoss(self.policy, critics, value, deactivate_vmap=True, **options)
         self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         self.target_updater = SoftUpdate(self.loss, tau=tau)
 

@@ -29,6 +29,8 @@ from torchrl.modules import (
 from torchrl.objectives import LossModule
 
 from imaginebench.env_spec import EnvSpec
+from modules.full_precision import FullPrecisionLinear
+from modules.instruction_factored import InstructionFactoredLinear
 
 Activation = Literal["relu", "tanh", "elu", "gelu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU}
@@ -62,12 +64,25 @@ def observation_dim(spec: EnvSpec) -> int:
 def mlp(
     in_features: int, out_features: int, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> MLP:
-    return MLP(
+    """Its output layer stays in float32 under bfloat16 autocast (:class:`FullPrecisionLinear`)."""
+    net = MLP(
         in_features=in_features,
         out_features=out_features,
         num_cells=list(hidden_sizes),
         activation_class=ACTIVATIONS[activation],
     )
+    net[-1] = FullPrecisionLinear.replacing(net[-1])
+    return net
+
+
+def observation_mlp(
+    spec: EnvSpec, out_features: int, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
+) -> MLP:
+    """An MLP on the concatenated observation whose first layer computes the instruction embedding's
+    part once per distinct instruction (:class:`InstructionFactoredLinear`; same parameters)."""
+    net = mlp(observation_dim(spec), out_features, hidden_sizes, activation)
+    net[0] = InstructionFactoredLinear.replacing(net[0], spec.embedding_dim)
+    return net
 
 
 def action_spec(spec: EnvSpec) -> Categorical | Bounded:
@@ -80,7 +95,7 @@ def discrete_head(
     spec: EnvSpec, out_key: str, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> TensorDictSequential:
     """One score per discrete action (logits for BC, Q-values for CQL) written at ``out_key``."""
-    net = mlp(observation_dim(spec), spec.num_actions, hidden_sizes, activation)
+    net = observation_mlp(spec, spec.num_actions, hidden_sizes, activation)
     return TensorDictSequential(policy_input(), TensorDictModule(net, in_keys=[OBSERVATION], out_keys=[out_key]))
 
 
@@ -102,7 +117,7 @@ def deterministic_actor(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> TensorDictSequential:
     """``a = bound · tanh(f(s))`` (BC, TD3+BC)."""
-    net = mlp(observation_dim(spec), spec.action_dim, hidden_sizes, activation)
+    net = observation_mlp(spec, spec.action_dim, hidden_sizes, activation)
     return TensorDictSequential(
         policy_input(),
         TensorDictModule(net, in_keys=[OBSERVATION], out_keys=[ACTION]),
@@ -114,9 +129,7 @@ def tanh_normal_actor(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> ProbabilisticActor:
     """Squashed Gaussian policy (SAC/CQL); the deterministic action is ``bound · tanh(loc)``."""
-    net = nn.Sequential(
-        mlp(observation_dim(spec), 2 * spec.action_dim, hidden_sizes, activation), NormalParamExtractor()
-    )
+    net = nn.Sequential(observation_mlp(spec, 2 * spec.action_dim, hidden_sizes, activation), NormalParamExtractor())
     body = TensorDictSequential(policy_input(), TensorDictModule(net, in_keys=[OBSERVATION], out_keys=["loc", "scale"]))
     return ProbabilisticActor(
         body,
@@ -134,7 +147,7 @@ def gaussian_actor(
     deviation (IQL's policy in Kostrikov et al.'s code, also d3rlpy's and CORL's). Advantage-weighted
     regression scores the data's own actions, and expert data often sits on the action bounds, where
     a TanhNormal's log-density diverges; this one stays finite there."""
-    net = mlp(observation_dim(spec), spec.action_dim, hidden_sizes, activation)
+    net = observation_mlp(spec, spec.action_dim, hidden_sizes, activation)
     body = TensorDictSequential(
         policy_input(),
         TensorDictModule(net, in_keys=[OBSERVATION], out_keys=["loc"]),
@@ -155,7 +168,10 @@ class TwoInputMLP(nn.Module):
     Both parts are initialised as one ``nn.Linear(x + y)`` would be (uniform in ``±1/√(x + y)``):
     a separate ``nn.Linear(y)`` would draw the few action weights ~10× larger, making Q steep in the
     action at the start, which pulled TD3+BC's actor off the data (MetaWorld train success 0.34
-    against d3rlpy's 0.56 before this)."""
+    against d3rlpy's 0.56 before this).
+
+    ``embedding_features`` > 0: the trailing features of ``x`` are an instruction embedding, whose part
+    of the first layer is computed once per distinct instruction (:class:`InstructionFactoredLinear`)."""
 
     def __init__(
         self,
@@ -164,6 +180,7 @@ class TwoInputMLP(nn.Module):
         out_features: int,
         hidden_sizes: Sequence[int] = HIDDEN_SIZES,
         activation: Activation = "relu",
+        embedding_features: int = 0,
     ) -> None:
         super().__init__()
         self.x_layer = nn.Linear(x_features, hidden_sizes[0])
@@ -171,6 +188,8 @@ class TwoInputMLP(nn.Module):
         bound = (x_features + y_features) ** -0.5
         for parameter in (self.x_layer.weight, self.x_layer.bias, self.y_layer.weight):
             nn.init.uniform_(parameter, -bound, bound)
+        if embedding_features:
+            self.x_layer = InstructionFactoredLinear.replacing(self.x_layer, embedding_features)
         self.activation = ACTIVATIONS[activation]()
         self.body = mlp(hidden_sizes[0], out_features, hidden_sizes[1:], activation)
 
@@ -183,7 +202,7 @@ def q_critic(
 ) -> TensorDictSequential:
     """Q(s, a) for continuous actions, written at ``state_action_value``; the
     :class:`TwoInputMLP` is at ``critic[-1].module``."""
-    net = TwoInputMLP(observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation)
+    net = TwoInputMLP(observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation, spec.embedding_dim)
     return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))
 
 
@@ -191,7 +210,7 @@ def state_value(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> TensorDictSequential:
     """V(s), written at ``state_value`` (IQL)."""
-    net = mlp(observation_dim(spec), 1, hidden_sizes, activation)
+    net = observation_mlp(spec, 1, hidden_sizes, activation)
     return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION]))
 
 
@@ -227,10 +246,12 @@ class MLPEnsemble(nn.Module):
         out_features: int,
         hidden_sizes: Sequence[int] = HIDDEN_SIZES,
         activation: Activation = "relu",
+        embedding_features: int = 0,
     ) -> None:
         super().__init__()
         self.members = nn.ModuleList(
-            TwoInputMLP(x_features, y_features, out_features, hidden_sizes, activation) for _ in range(members)
+            TwoInputMLP(x_features, y_features, out_features, hidden_sizes, activation, embedding_features)
+            for _ in range(members)
         )
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from modules.iql import IQL
+from modules.iql import IQL, TargetQOncePerBatch
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, success_after_training
 
 
@@ -40,3 +40,26 @@ def test_continuous_actor_scores_actions_on_the_bounds():
     dist = module.policy.get_dist(batch.clone())
     assert (dist.log_prob(on_bounds) > dist.log_prob(torch.zeros_like(on_bounds)) - 2.0).all()
     assert module.act(batch["state"], batch["instruction_embedding"]).abs().max() <= 1.0
+
+
+@pytest.mark.parametrize("env_spec", [DISCRETE, CONTINUOUS], ids=["discrete", "continuous"])
+def test_target_critics_run_once_per_batch_and_the_losses_stay_torchrls(env_spec):
+    """TorchRL's actor and value losses each run the target critics on the same (s, a); ours reuses the first run."""
+    torch.manual_seed(0)
+    module = IQL(env_spec, **SMALL)
+    batch = InstructionBandit(env_spec).batch(32)
+    loss = module.loss
+    target_runs = []
+    evaluate = loss._vmap_qvalue_networkN0
+
+    def counted(inputs, params):
+        target_runs.append(params is loss.target_qvalue_network_params)
+        return evaluate(inputs, params)
+
+    loss._vmap_qvalue_networkN0 = counted
+    ours = loss(batch.clone())
+    assert target_runs.count(True) == 1
+    torchrls = super(TargetQOncePerBatch, loss).forward(batch.clone())  # TorchRL's own, without the reuse
+    assert target_runs.count(True) == 3
+    for key in ("loss_actor", "loss_qvalue", "loss_value"):
+        torch.testing.assert_close(ours[key], torchrls[key], rtol=0, atol=0)
