@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import torch
 from tensordict import TensorDictBase
-from torch import Tensor
+from torch import Tensor, nn
 
-from modules.networks import HIDDEN_SIZES, Activation, observation
+from modules.networks import HIDDEN_SIZES, Activation
 from modules.td3_bc import TD3BC
 
 
 def nearest_rows(queries: Tensor, keys: Tensor, chunk_size: int = 65536) -> Tensor:
     """Index of each query's nearest key (Euclidean), by exact ``torch.cdist`` over chunks of keys so
-    that memory stays ``B × chunk_size`` however large the dataset. On any device; a k-d tree
-    would not help here, because the keys hold the instruction embedding (hundreds of dimensions)."""
+    that memory stays ``B × chunk_size`` however large the dataset: the reference
+    :class:`InstructionGroupedIndex` is checked against."""
     best_distance = torch.full(queries.shape[:1], float("inf"), device=queries.device)
     best_index = torch.zeros(queries.shape[:1], dtype=torch.int64, device=queries.device)
     for start in range(0, keys.shape[0], chunk_size):
@@ -29,6 +29,47 @@ def nearest_rows(queries: Tensor, keys: Tensor, chunk_size: int = 65536) -> Tens
     return best_index
 
 
+class InstructionGroupedIndex(nn.Module):
+    """Exact nearest neighbour among dataset keys ``(x, e)``, ``x = (β·state, action)`` and ``e =
+    β·instruction_embedding``, through ``‖q − k‖² = ‖e_q − e_k‖² + ‖x_q − x_k‖²``: the embedding term
+    takes one value per pair of distinct instructions (Meta-World's real data hold 120), so the
+    products over every key shrink from all 479 columns to the 95 of ``x`` on Meta-World. A k-d
+    tree would not help: the keys have hundreds of dimensions. Memory stays ``B × chunk_size``."""
+
+    def __init__(self, chunk_size: int = 65536) -> None:
+        super().__init__()
+        self.chunk_size = chunk_size
+        for name in ("points", "point_norms", "point_instruction", "instructions"):
+            self.register_buffer(name, torch.empty(0), persistent=False)  # re-indexed at every fit
+
+    def __len__(self) -> int:
+        return self.points.shape[0]
+
+    def index(self, points: Tensor, embeddings: Tensor) -> None:
+        """``points`` ``(N, X)`` and ``embeddings`` ``(N, E)``, already scaled as the queries will be."""
+        device = self.points.device
+        self.instructions, point_instruction = torch.unique(embeddings.to(device), dim=0, return_inverse=True)
+        self.point_instruction = point_instruction
+        self.points = points.to(device)
+        self.point_norms = self.points.pow(2).sum(-1)
+
+    def nearest(self, query_points: Tensor, query_embeddings: Tensor) -> Tensor:
+        """Index of each query's nearest key. ``‖x_q‖²`` is left out: it is the same for every key of
+        a query, so the nearest key does not depend on it."""
+        embedding_distance = torch.cdist(query_embeddings, self.instructions).pow(2)  # (B, distinct instructions)
+        best_distance = torch.full(query_points.shape[:1], float("inf"), device=query_points.device)
+        best_index = torch.zeros(query_points.shape[:1], dtype=torch.int64, device=query_points.device)
+        for start in range(0, len(self), self.chunk_size):
+            stop = start + self.chunk_size
+            distance = embedding_distance.index_select(1, self.point_instruction[start:stop])
+            distance.add_(self.point_norms[start:stop]).addmm_(query_points, self.points[start:stop].T, alpha=-2)
+            distance, index = distance.min(-1)
+            closer = distance < best_distance
+            best_distance = torch.where(closer, distance, best_distance)
+            best_index = torch.where(closer, index + start, best_index)
+        return best_index
+
+
 class PRDC(TD3BC):
     """TD3+BC whose behaviour term pulls π(s) towards the action of the dataset point nearest to
     ``(β·s, π(s))`` rather than towards the action taken at s (Eq. 6): the policy may pick any
@@ -37,7 +78,7 @@ class PRDC(TD3BC):
     The dataset (real and imaginary transitions, normalised like the batches) is indexed in
     :meth:`setup` from the datamodule's buffers, or given with :meth:`index_dataset`. Defaults are
     the paper's and the original benchmark's: α 2.5, β 2, one neighbour, lr 3e-4. The search is
-    exact and costs ``O(B · N · D)`` per update for N dataset rows.
+    exact (:class:`InstructionGroupedIndex`) and costs ``O(B · N · (S + A))`` per actor update for N dataset rows.
     """
 
     def __init__(
@@ -71,11 +112,7 @@ class PRDC(TD3BC):
             normalize_states=normalize_states,
         )
         self.save_hyperparameters()
-        self.register_buffer(
-            "dataset_keys",
-            torch.empty(0, self.env_spec.state_dim + self.env_spec.embedding_dim + self.env_spec.action_dim),
-            persistent=False,
-        )
+        self.dataset_index = InstructionGroupedIndex()
 
     def setup(self, stage: str) -> None:
         super().setup(stage)  # normalisation statistics first: the keys use them
@@ -87,12 +124,12 @@ class PRDC(TD3BC):
 
     def index_dataset(self, transitions: TensorDictBase) -> None:
         """Keys ``(β·observation, action)`` of every transition the policy may imitate."""
-        self.dataset_keys = torch.cat([self.hparams.beta * observation(transitions), transitions["action"]], -1).to(
-            self.dataset_keys
-        )
+        beta = self.hparams.beta
+        points = torch.cat([beta * transitions["state"], transitions["action"]], -1)
+        self.dataset_index.index(points, beta * transitions["instruction_embedding"])
 
     def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
-        if self.dataset_keys.shape[0] == 0:
+        if len(self.dataset_index) == 0:
             raise RuntimeError("PRDC: no dataset indexed; fit with an OfflineDataModule or call index_dataset()")
         action = self.actor(batch.select("state", "instruction_embedding"))["action"]
         critic = batch.select("state", "instruction_embedding").set("action", action)
@@ -100,8 +137,10 @@ class PRDC(TD3BC):
             q_value = self.loss.qvalue_network(critic)["state_action_value"]  # the first critic, as TD3
         lmbd = self.hparams.alpha / q_value.abs().mean().detach()
         with torch.no_grad():
-            query = torch.cat([self.hparams.beta * observation(batch), action], -1)
-            neighbour_action = self.dataset_keys[nearest_rows(query, self.dataset_keys), -self.env_spec.action_dim :]
+            beta, index = self.hparams.beta, self.dataset_index
+            query = torch.cat([beta * batch["state"], action], -1)
+            nearest = index.nearest(query, beta * batch["instruction_embedding"])
+            neighbour_action = index.points[nearest, -self.env_spec.action_dim :]
         loss_dataset_constraint = (action - neighbour_action).pow(2).mean()
         return -lmbd * q_value.mean() + loss_dataset_constraint, {
             "loss_dataset_constraint": loss_dataset_constraint,

@@ -3,7 +3,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modules.prdc import PRDC, nearest_rows
+from modules.prdc import PRDC, InstructionGroupedIndex, nearest_rows
 from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
 
 
@@ -21,6 +21,32 @@ def test_chunked_search_finds_the_exact_nearest_key(rows, queries, dim, chunk, s
     found = nearest_rows(query, keys, chunk_size=chunk)
     best = torch.cdist(query, keys).min(-1).values
     torch.testing.assert_close(torch.cdist(query, keys).gather(-1, found.unsqueeze(-1)).squeeze(-1), best)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    rows=st.integers(1, 60),
+    queries=st.integers(1, 8),
+    instructions=st.integers(1, 5),
+    chunk=st.integers(1, 50),
+    seed=st.integers(0, 1000),
+)
+def test_grouped_index_finds_a_key_as_near_as_the_exact_search(rows, queries, instructions, chunk, seed):
+    """Keys ``(x, e)`` with few distinct ``e``, and queries of seen and unseen instructions."""
+    generator = torch.Generator().manual_seed(seed)
+    table = torch.randn(instructions + 1, 6, generator=generator)  # the last one no key has
+    points, query_points = torch.randn(rows, 3, generator=generator), torch.randn(queries, 3, generator=generator)
+    embeddings = table[torch.randint(instructions, (rows,), generator=generator)]
+    query_embeddings = table[torch.randint(instructions + 1, (queries,), generator=generator)]
+    index = InstructionGroupedIndex(chunk_size=chunk)
+    index.index(points, embeddings)
+    found = index.nearest(query_points, query_embeddings)
+    keys, query = torch.cat([points, embeddings], -1), torch.cat([query_points, query_embeddings], -1)
+    distances = torch.cdist(query, keys)
+    torch.testing.assert_close(
+        distances.gather(-1, found.unsqueeze(-1)).squeeze(-1),
+        distances.gather(-1, nearest_rows(query, keys).unsqueeze(-1)).squeeze(-1),
+    )
 
 
 def test_dataset_constraint_pulls_towards_the_nearest_dataset_action_not_the_batch_action():
