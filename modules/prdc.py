@@ -131,11 +131,7 @@ class PRDC(TD3BC):
     def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
         if len(self.dataset_index) == 0:
             raise RuntimeError("PRDC: no dataset indexed; fit with an OfflineDataModule or call index_dataset()")
-        action = self.actor(batch.select("state", "instruction_embedding"))["action"]
-        critic = batch.select("state", "instruction_embedding").set("action", action)
-        with self.loss.qvalue_network_params[0].detach().to_module(self.loss.qvalue_network):
-            q_value = self.loss.qvalue_network(critic)["state_action_value"]  # the first critic, as TD3
-        lmbd = self.hparams.alpha / q_value.abs().mean().detach()
+        action, q_value, lmbd = self.policy_and_value(batch)
         with torch.no_grad():
             beta, index = self.hparams.beta, self.dataset_index
             query = torch.cat([beta * batch["state"], action], -1)

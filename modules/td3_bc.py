@@ -10,7 +10,15 @@ from torch import Tensor
 from torchrl.objectives import SoftUpdate, TD3BCLoss, ValueEstimators
 
 from modules.base import OfflineRLModule
-from modules.networks import HIDDEN_SIZES, Activation, action_spec, deterministic_actor, q_critic
+from modules.networks import (
+    ACTION,
+    HIDDEN_SIZES,
+    POLICY_INPUT_KEYS,
+    Activation,
+    action_spec,
+    deterministic_actor,
+    q_critic,
+)
 
 
 class TD3BC(OfflineRLModule):
@@ -65,10 +73,21 @@ class TD3BC(OfflineRLModule):
             {"params": self.loss.qvalue_network_params.values(True, True), "lr": self.hparams.critic_lr},
         ]
 
+    def policy_and_value(self, batch: TensorDictBase) -> tuple[Tensor, Tensor, Tensor]:
+        """``π(s)``, ``Q₁(s, π(s))`` through detached critic parameters (the critics get no gradient
+        from the actor loss) and ``λ = alpha / mean |Q₁|``. Only the first critic runs: TorchRL
+        0.14.1's ``TD3BCLoss.actor_loss`` runs both and keeps the first."""
+        action = self.actor(batch.select(*POLICY_INPUT_KEYS))[ACTION]
+        critic_input = batch.select(*POLICY_INPUT_KEYS).set(ACTION, action)
+        with self.loss.qvalue_network_params[0].detach().to_module(self.loss.qvalue_network):
+            q_value = self.loss.qvalue_network(critic_input)["state_action_value"]
+        return action, q_value, self.hparams.alpha / q_value.abs().mean().detach()
+
     def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
-        """``−λ Q₁(s, π(s)) + mean (π(s) − a)²`` and its parts; critics get no gradient from it."""
-        loss, metadata = self.loss.actor_loss(batch)
-        return loss, {"loss_bc": metadata["bc_loss"], "lmbd": metadata["lmbd"]}
+        """``−λ Q₁(s, π(s)) + mean (π(s) − a)²`` (Eq. 3) and its parts."""
+        action, q_value, lmbd = self.policy_and_value(batch)
+        loss_bc = (action - batch[ACTION]).pow(2).mean()
+        return -lmbd * q_value.mean() + loss_bc, {"loss_bc": loss_bc, "lmbd": lmbd}
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
         loss_qvalue, metadata = self.loss.qvalue_loss(batch)

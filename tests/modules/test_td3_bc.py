@@ -52,3 +52,23 @@ def test_actor_loss_is_the_behaviour_term_when_q_is_ignored():
 def test_discrete_actions_are_refused_with_a_clear_error():
     with pytest.raises(ValueError, match="continuous actions"):
         TD3BC(DISCRETE)
+
+
+def test_actor_loss_and_its_gradients_are_torchrls_with_the_first_critic_alone():
+    """Ours runs only Q₁ where TorchRL's TD3BCLoss.actor_loss runs both critics and keeps Q₁."""
+    torch.manual_seed(0)
+    module = TD3BC(CONTINUOUS, **SMALL)
+    batch = InstructionBandit(CONTINUOUS).batch(32)
+    results = []
+    for actor_loss in (module.actor_loss, lambda rows: module.loss.actor_loss(rows)[:1]):
+        module.zero_grad()
+        loss = actor_loss(batch.clone())[0]
+        loss.backward()
+        gradients = [p.grad.clone() for p in module.loss.actor_network_params.values(True, True) if p.requires_grad]
+        results.append((loss.detach(), gradients))
+    (ours, our_gradients), (torchrls, their_gradients) = results
+    torch.testing.assert_close(ours, torchrls)
+    assert len(our_gradients) == len(their_gradients) > 0
+    for mine, theirs in zip(our_gradients, their_gradients):
+        torch.testing.assert_close(mine, theirs)
+    assert all(p.grad is None for p in module.loss.qvalue_network_params.values(True, True))
