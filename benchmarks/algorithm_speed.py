@@ -1,12 +1,13 @@
 """Gradient updates per second of every algorithm at batch 256, through Lightning as training runs them.
 
-    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu] [--compile] [--only DiscreteCQL CQL]
+    .venv/bin/python benchmarks/algorithm_speed.py [--steps 50] [--threads 1] [--device cpu] [--precision bf16-mixed]
+        [--compile] [--only DiscreteCQL CQL]
 
-Batches are random transitions with the dimensions of BabyAI-v0 (discrete) and MetaWorld-v0
-(continuous; 384-d MiniLM instruction embeddings), prepared once and served as fresh copies (losses
+Batches are random transitions with the dimensions and instruction counts of BabyAI-v0 (discrete)
+and MetaWorld-v0 (continuous; 384-d MiniLM instruction embeddings), prepared once and served as fresh copies (losses
 write into their batch), so the figure is the algorithm's own cost: data sampling is the
 datamodule's and the same for every algorithm. PRDC searches 100,000 dataset rows. Prints a table
-and, for a run of every algorithm, writes ``benchmarks/results/algorithm_speed[_compiled].png``.
+and, for a run of every algorithm, writes ``benchmarks/results/algorithm_speed[_compiled][_bf16].png``.
 ``--compile`` is the ``torch.compile`` trial: on a 2-core CPU it did not pay (README, Algorithms).
 """
 
@@ -43,14 +44,21 @@ SPECS = {
 }
 ALGORITHMS = {"discrete": [BC, DiscreteCQL, DiscreteBCQ, IQL], "continuous": [BC, CQL, BCQ, IQL, TD3BC, PRDC, COMBO]}
 BATCH_SIZE = 256
+INSTRUCTIONS = {"discrete": 5016, "continuous": 120}
+"""Distinct instructions in the default real data of BabyAI-v0 and MetaWorld-v0."""
 PRDC_DATASET_ROWS = 100_000
 
 
 def random_batch(spec: EnvSpec, rows: int, generator: torch.Generator) -> TensorDict:
+    """Random transitions whose instructions come from a table as large as the real data's
+    (:data:`INSTRUCTIONS`): networks and PRDC's search group rows by instruction."""
+    table = torch.randn(INSTRUCTIONS[spec.action_kind], spec.embedding_dim, generator=generator)
+    instruction = torch.randint(table.shape[0], (rows,), generator=generator)
+
     def observation() -> dict:
         return {
             "state": torch.randn(rows, spec.state_dim, generator=generator),
-            "instruction_embedding": torch.randn(rows, spec.embedding_dim, generator=generator),
+            "instruction_embedding": table[instruction],
         }
 
     if spec.is_discrete:
@@ -79,7 +87,9 @@ def compile_networks(module: torch.nn.Module) -> None:
             network.compile(dynamic=False)
 
 
-def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str, compile_mlps: bool = False) -> float:
+def updates_per_second(
+    algorithm: type, env_spec: dict, steps: int, device: str, compile_mlps: bool = False, precision: str = "32-true"
+) -> float:
     spec = EnvSpec(**env_spec)
     generator = torch.Generator().manual_seed(0)
     batches = [random_batch(spec, BATCH_SIZE, generator).to(device) for _ in range(8)]
@@ -94,6 +104,7 @@ def updates_per_second(algorithm: type, env_spec: dict, steps: int, device: str,
     trainer = pl.Trainer(
         max_steps=warmup + steps,
         accelerator=device,
+        precision=precision,
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,
@@ -122,6 +133,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50, help="timed updates per algorithm (after 5 warm-up ones)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--precision", default="32-true", choices=["32-true", "bf16-mixed"], help="the Trainer's")
     parser.add_argument(
         "--compile", action="store_true", help="torch.compile every MLP first (compiling takes minutes)"
     )
@@ -133,16 +145,17 @@ def main() -> None:
         for algorithm in ALGORITHMS[env_spec["action_kind"]]:
             if args.only and algorithm.__name__ not in args.only:
                 continue
-            rate = updates_per_second(algorithm, env_spec, args.steps, args.device, args.compile)
+            rate = updates_per_second(algorithm, env_spec, args.steps, args.device, args.compile, args.precision)
             rows.append((kind, algorithm.__name__, rate))
             print(f"{kind:26s} {algorithm.__name__:11s} {rate:8.1f} updates/s", flush=True)
     print(
-        f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}{', compiled' if args.compile else ''}) |\n|---|---|---|"
+        f"\n| action space | algorithm | updates/s (batch {BATCH_SIZE}, {args.threads} thread(s), {args.device}, {args.precision}{', compiled' if args.compile else ''}) |\n|---|---|---|"
     )
     for kind, name, rate in rows:
         print(f"| {kind} | {name} | {rate:.1f} |")
     if not args.only:  # a partial run leaves the full figure alone
-        plot(rows, Path(__file__).parent / "results" / f"algorithm_speed{'_compiled' if args.compile else ''}.png")
+        suffix = ("_compiled" if args.compile else "") + ("_bf16" if args.precision == "bf16-mixed" else "")
+        plot(rows, Path(__file__).parent / "results" / f"algorithm_speed{suffix}.png")
 
 
 if __name__ == "__main__":

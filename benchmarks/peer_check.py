@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import d3rlpy
@@ -151,7 +152,8 @@ def is_discrete(path: str) -> bool:
     return load_episodes(path).metadata["action_kind"] == "discrete"
 
 
-def train_ours(name: str, args, seed: int) -> tuple[object, float]:
+def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()) -> tuple[object, float]:
+    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16."""
     pl.seed_everything(seed, verbose=False)
     data = OfflineDataModule(
         args.env,
@@ -168,15 +170,21 @@ def train_ours(name: str, args, seed: int) -> tuple[object, float]:
     trainer = pl.Trainer(
         max_steps=args.steps,
         accelerator="cpu",
+        precision=getattr(args, "precision", "32-true"),
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
         limit_val_batches=0,
-        callbacks=[stopwatch],
+        callbacks=[stopwatch, *callbacks],
     )
     trainer.fit(module, datamodule=data)
     return module.eval(), stopwatch.updates_per_second(args.steps)
+
+
+def ours_label(precision: str) -> str:
+    """Our runs are stored per precision: ``ours`` (float32) and ``ours-bf16`` (``bf16-mixed``)."""
+    return "ours" if precision == "32-true" else "ours-bf16"
 
 
 def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool, scaler=None) -> tuple[object, float]:
@@ -223,11 +231,14 @@ def main() -> None:
     parser.add_argument("--episodes-per-task", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument(
+        "--precision", default="32-true", choices=["32-true", "bf16-mixed"], help="our Trainer's (d3rlpy: float32)"
+    )
+    parser.add_argument(
         "--implementations",
         nargs="+",
         choices=["ours", "d3rlpy"],
         default=["ours", "d3rlpy"],
-        help="rerun one side only; the other side's stored runs with the same settings are kept",
+        help="rerun one side only; the other side's stored runs with the same settings are kept (ours: per --precision)",
     )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -246,10 +257,11 @@ def main() -> None:
         runs: dict[str, list[list[float]]] = {}
         for seed in args.seeds:
             if "ours" in args.implementations:
+                label = ours_label(args.precision)
                 module, ours_speed = train_ours(name, args, seed)
-                runs.setdefault("ours", []).append([success_rate(module.act, args, seed), ours_speed])
+                runs.setdefault(label, []).append([success_rate(module.act, args, seed), ours_speed])
                 print(
-                    f"{name} seed {seed} ours: success {runs['ours'][-1][0]:.3f}, {ours_speed:.1f} updates/s",
+                    f"{name} seed {seed} {label}: success {runs[label][-1][0]:.3f}, {ours_speed:.1f} updates/s",
                     flush=True,
                 )
             if "d3rlpy" in args.implementations and d3rlpy_config(name, discrete, args.batch_size) is not None:

@@ -1,13 +1,21 @@
-"""Updates/s of our algorithms and d3rlpy 2.8.1's, measured in pairs on the same data.
+"""Updates/s of our algorithms and d3rlpy 2.8.1's, measured in pairs on the same data, and the share
+of this CPU's matrix-product peak each one reaches.
 
     .venv-peer/bin/python benchmarks/peer_speed.py --env MetaWorld-v0 --data data/MetaWorld-v0/real-train \\
-        --algorithms BC TD3BC IQL CQL BCQ --steps 300 --repeats 3
+        --algorithms BC TD3BC IQL CQL BCQ --steps 300 --repeats 3 --precisions 32-true bf16-mixed
 
 Both sides train exactly as in ``peer_check.py`` (data sampling included, the first updates not
 timed) but without evaluation, and alternate run by run, so a change in machine load hits both.
-Prints the median over ``--repeats`` per algorithm and implementation; results accumulate per
-algorithm (a rerun replaces it) in ``benchmarks/results/peer_speed_<env>.json``. Run it on an otherwise idle machine: on a shared
-2-core CPU the figures move by a factor of two with the other jobs.
+Ours runs once per ``--precisions`` entry (``bf16-mixed``: Lightning's bfloat16 autocast; d3rlpy
+always float32). Prints the median over ``--repeats`` per algorithm and implementation.
+
+Fraction of peak: the floating-point operations of one update (every matrix product of the
+forward and backward passes, counted with ``torch.utils.flop_counter``'s formulas over ``FLOP_COUNT_STEPS``
+training updates, so an actor updated every other step counts at its rate) times updates/s, over
+the sustained matrix-product throughput at the networks' shapes in the same dtype and number of
+threads (``--threads``). Results accumulate per algorithm (a rerun replaces it) in
+``benchmarks/results/peer_speed_<env>[_<N>threads].json``. Run it on an otherwise idle machine: on
+a shared 2-core CPU the figures move by a factor of two with the other jobs.
 """
 
 from __future__ import annotations
@@ -15,20 +23,89 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import lightning.pytorch as pl
 import torch
 from peer_check import (
     d3rlpy_config,
     is_discrete,
     mdp_dataset,
+    ours_label,
     state_scaler,
     train_d3rlpy,
     train_ours,
 )  # benchmarks/ is on sys.path
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
 
+from imaginebench.report import SPEED_HEADER, speed_rows
 from imaginebench.storage import atomic_write_text
+
+FLOP_COUNT_STEPS = 20
+PRODUCT_SHAPES = ((256, 475, 256), (256, 256, 256), (2560, 256, 256))
+"""Batch × in × out of the networks' products: a first layer on state ⊕ instruction embedding, a
+hidden layer, a hidden layer over ten sampled actions per state (CQL, BCQ)."""
+PEAK_DTYPES = {"ours": torch.float32, "ours-bf16": torch.bfloat16, "d3rlpy": torch.float32}
+
+
+def product_throughput(dtype: torch.dtype, repeats: int = 200) -> float:
+    """GFLOP/s of the fastest of :data:`PRODUCT_SHAPES` in ``dtype`` on this thread."""
+    best = 0.0
+    for rows, inner, columns in PRODUCT_SHAPES:
+        left, right = torch.randn(rows, inner, dtype=dtype), torch.randn(inner, columns, dtype=dtype)
+        for _ in range(10):
+            left @ right
+        start = time.perf_counter()
+        for _ in range(repeats):
+            left @ right
+        best = max(best, 2 * rows * inner * columns * repeats / (time.perf_counter() - start) / 1e9)
+    return best
+
+
+class MatrixFlops(TorchDispatchMode):
+    """Operations of every op torch's FLOP counter knows (matrix products, convolutions, attention),
+    summed. ``FlopCounterMode`` itself also tracks modules, which fails on TensorDict modules."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        count = flop_registry.get(func._overloadpacket)
+        if count is not None:
+            self.total += count(*args, **kwargs, out_val=out)
+        return out
+
+
+class FlopCount(pl.Callback):
+    """Counts the operations of the training updates alone: loading a memory-mapped dataset under a
+    dispatch mode fails, so the count starts after the datamodule's setup."""
+
+    def __init__(self) -> None:
+        self.counter = MatrixFlops()
+
+    def on_train_start(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
+        self.counter.__enter__()
+
+    def on_train_end(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
+        self.counter.__exit__(None, None, None)
+
+
+def ours_flops_per_update(name: str, run: SimpleNamespace) -> float:
+    count = FlopCount()
+    train_ours(name, SimpleNamespace(**{**vars(run), "steps": FLOP_COUNT_STEPS}), 0, callbacks=[count])
+    return count.counter.total / FLOP_COUNT_STEPS
+
+
+def d3rlpy_flops_per_update(name: str, run: SimpleNamespace, dataset, discrete: bool, scaler) -> float:
+    with MatrixFlops() as counter:
+        train_d3rlpy(name, SimpleNamespace(**{**vars(run), "steps": FLOP_COUNT_STEPS}), 0, dataset, discrete, scaler)
+    return counter.total / FLOP_COUNT_STEPS
 
 
 def main() -> None:
@@ -39,37 +116,59 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--precisions", nargs="+", default=["32-true"], choices=["32-true", "bf16-mixed"])
+    parser.add_argument("--threads", type=int, default=1, help="torch threads of both sides")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
     scaler = None if discrete else state_scaler(args.data)
-    run = SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size)
-    path = Path(__file__).parent / "results" / f"peer_speed_{args.env}.json"
+    path = (
+        Path(__file__).parent
+        / "results"
+        / f"peer_speed_{args.env}{'' if args.threads == 1 else f'_{args.threads}threads'}.json"
+    )
     results = json.loads(path.read_text()) if path.exists() else {}
-    speeds: dict[str, dict[str, list[float]]] = {}
+    peaks = {label: product_throughput(dtype) for label, dtype in PEAK_DTYPES.items()}
+    print("matrix-product peak, GFLOP/s:", {label: round(peak, 1) for label, peak in peaks.items()}, flush=True)
     for name in args.algorithms:
-        for _ in range(args.repeats):
-            speeds.setdefault(name, {}).setdefault("ours", []).append(train_ours(name, run, seed=0)[1])
-            if d3rlpy_config(name, discrete, args.batch_size) is not None:
-                speeds[name].setdefault("d3rlpy", []).append(train_d3rlpy(name, run, 0, dataset, discrete, scaler)[1])
-        print(
-            name,
-            {implementation: f"{statistics.median(values):.1f}" for implementation, values in speeds[name].items()},
-            flush=True,
-        )
-        results[name] = {"steps": args.steps, "batch_size": args.batch_size, "updates_per_second": speeds[name]}
-        atomic_write_text(json.dumps(results, indent=1), path)
-    print(f"\n{args.env}, 1 thread: median updates/s over paired runs (every algorithm measured so far)")
-    print("| algorithm | updates × batch | ours | d3rlpy |\n|---|---|---|---|")
-    for name, entry in results.items():
-        medians = {
-            implementation: f"{statistics.median(values):.1f}"
-            for implementation, values in entry["updates_per_second"].items()
+        runs = {
+            ours_label(precision): SimpleNamespace(
+                env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, precision=precision
+            )
+            for precision in args.precisions
         }
-        print(
-            f"| {name} | {entry['steps']} × {entry['batch_size']} | {medians['ours']} | {medians.get('d3rlpy', '–')} |"
-        )
+        if d3rlpy_config(name, discrete, args.batch_size) is not None:
+            runs["d3rlpy"] = SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size)
+        speeds: dict[str, list[float]] = {label: [] for label in runs}
+        for _ in range(args.repeats):
+            for label, run in runs.items():
+                if label == "d3rlpy":
+                    speeds[label].append(train_d3rlpy(name, run, 0, dataset, discrete, scaler)[1])
+                else:
+                    speeds[label].append(train_ours(name, run, seed=0)[1])
+        flops = {
+            label: d3rlpy_flops_per_update(name, run, dataset, discrete, scaler)
+            if label == "d3rlpy"
+            else ours_flops_per_update(name, run)
+            for label, run in runs.items()
+        }
+        results[name] = {
+            "steps": args.steps,
+            "batch_size": args.batch_size,
+            "updates_per_second": speeds,
+            "flops_per_update": flops,
+            "peak_gflops": {label: peaks[label] for label in runs},
+        }
+        print(name, {label: f"{statistics.median(values):.1f}" for label, values in speeds.items()}, flush=True)
+        atomic_write_text(json.dumps(results, indent=1), path)
+    print_table(f"{args.env}, {args.threads} thread(s)", results)
+
+
+def print_table(title: str, results: dict) -> None:
+    """Every algorithm measured so far in ``results`` (runs of this script accumulate in the JSON file)."""
+    print(f"\n{title}: median updates/s over paired runs, ratio to d3rlpy, GFLOP per update, % of peak")
+    print("\n".join([*SPEED_HEADER, *speed_rows(title, results)]))
 
 
 if __name__ == "__main__":

@@ -250,9 +250,13 @@ def quality_table(reports: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+PEER_IMPLEMENTATIONS = {"ours": "ours", "ours-bf16": "ours, bf16-mixed", "d3rlpy": "d3rlpy"}
+"""The implementations ``peer_check.py`` stores, and their column names."""
 PEER_HEADER = [
-    "| env | algorithm | updates × batch | seeds | ours: train success | d3rlpy: train success |",
-    "|---|---|---|---:|---:|---:|",
+    "| env | algorithm | updates × batch | seeds | "
+    + " | ".join(f"{name}: train success" for name in PEER_IMPLEMENTATIONS.values())
+    + " |",
+    "|---|---|---|---:|" + "---:|" * len(PEER_IMPLEMENTATIONS),
 ]
 
 
@@ -260,12 +264,44 @@ def peer_rows(env_id: str, peers: dict[str, Any]) -> list[str]:
     lines = []
     for algorithm, entry in peers.items():
         settings, runs = entry["settings"], entry["runs"]
+        successes = [percent([r[0] for r in runs[label]]) if runs.get(label) else "–" for label in PEER_IMPLEMENTATIONS]
         lines.append(
             f"| {env_id} | {algorithm} | {settings['steps']:,} × {settings['batch_size']} | {len(settings['seeds'])} | "
-            f"{percent([r[0] for r in runs['ours']]) if runs.get('ours') else '–'} | "
-            f"{percent([r[0] for r in runs['d3rlpy']]) if runs.get('d3rlpy') else '–'} |"
+            + " | ".join(successes)
+            + " |"
         )
     return lines
+
+
+SPEED_HEADER = [
+    "| env | algorithm | implementation | updates × batch | updates/s | ÷ d3rlpy | GFLOP / update | % of peak |",
+    "|---|---|---|---|---:|---:|---:|---:|",
+]
+
+
+def speed_rows(env_label: str, results: dict[str, Any]) -> list[str]:
+    """One row per algorithm and implementation of a ``benchmarks/peer_speed.py`` file: the median
+    updates/s, its ratio to d3rlpy's, operations per update and the share of the measured peak."""
+    rows = []
+    for algorithm, entry in results.items():
+        medians = {label: statistics.median(values) for label, values in entry["updates_per_second"].items()}
+        for label, speed in medians.items():
+            ratio = f"{speed / medians['d3rlpy']:.2f}" if "d3rlpy" in medians else "–"
+            flops = entry.get("flops_per_update", {}).get(label)
+            peak = entry.get("peak_gflops", {}).get(label)
+            gflop = f"{flops / 1e9:.3f}" if flops else "–"
+            share = f"{100 * flops * speed / 1e9 / peak:.0f}" if flops and peak else "–"
+            rows.append(
+                f"| {env_label} | {algorithm} | {label} | {entry['steps']} × {entry['batch_size']} | {speed:.1f} | "
+                f"{ratio} | {gflop} | {share} |"
+            )
+    return rows
+
+
+def speed_env(path: Path) -> str:
+    """``peer_speed_<env>.json`` → ``<env>``; ``peer_speed_<env>_2threads.json`` → ``<env>, 2 threads``."""
+    env, _, threads = path.stem.removeprefix("peer_speed_").partition("_")
+    return f"{env}, {threads.removesuffix('threads')} threads" if threads else env
 
 
 def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
@@ -304,10 +340,16 @@ def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
 
 
 def write_report(
-    run_roots: list[Path], out: Path, quality: list[Path], peers: list[Path], command: str, per_task: bool = False
+    run_roots: list[Path],
+    out: Path,
+    quality: list[Path],
+    peers: list[Path],
+    command: str,
+    per_task: bool = False,
+    speed: list[Path] = (),
 ) -> list[Path]:
-    """Write ``out`` and one plot per env beside it (``per_task``: also every task's success); returns the files
-    written."""
+    """Write ``out`` and one plot per env beside it (``per_task``: also every task's success; ``speed``:
+    ``benchmarks/peer_speed.py`` files); returns the files written."""
     runs = find_runs(run_roots)
     lines = [
         "# Results",
@@ -350,6 +392,20 @@ def write_report(
         lines += ["", "## Checks against d3rlpy", "", "Train-level success, `benchmarks/peer_check.py`.", ""]
         lines += PEER_HEADER + [
             row for path, content in read_json_files(peers) for row in peer_rows(peer_env(path), content)
+        ]
+    if speed:
+        lines += [
+            "",
+            "## Speed against d3rlpy",
+            "",
+            "Updates/s at batch 256 on the real data, data sampling included: median of paired runs "
+            "(`benchmarks/peer_speed.py`), ours in float32 (`ours`) and with `--trainer.precision bf16-mixed` "
+            "(`ours-bf16`), d3rlpy 2.8.1 in float32. GFLOP / update: every matrix product of one update, forward "
+            "and backward, by torch's FLOP counter; % of peak: the GFLOP/s that makes over the matrix-product "
+            "throughput measured in the same run, dtype and threads.",
+            "",
+            *SPEED_HEADER,
+            *(row for path, content in read_json_files(list(speed)) for row in speed_rows(speed_env(path), content)),
         ]
     atomic_write_text("\n".join(lines) + "\n", out)
     return written

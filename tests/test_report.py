@@ -119,7 +119,14 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
     peers.write_text(
         json.dumps(
             {
-                "BCQ": {"settings": settings, "runs": {"ours": [[0.4, 1], [0.4, 2]], "d3rlpy": [[0.2, 1], [0.1, 2]]}},
+                "BCQ": {
+                    "settings": settings,
+                    "runs": {
+                        "ours": [[0.4, 1], [0.4, 2]],
+                        "ours-bf16": [[0.3, 1], [0.5, 2]],
+                        "d3rlpy": [[0.2, 1], [0.1, 2]],
+                    },
+                },
                 "IQL": {"settings": settings, "runs": {"ours": [[0.5, 1], [0.5, 2]]}},  # d3rlpy has no discrete IQL
             }
         )
@@ -140,8 +147,8 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
     )
     page = out.read_text()
     assert "| BabyAI-v0 | rephrase | 700 | 55.9% | 40.0% | n/a | 72.1% | 40.3% | 27.1 |" in page
-    assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 15.0 ± 63.5 |" in page
-    assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – |" in page
+    assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 40.0 ± 127.1 | 15.0 ± 63.5 |" in page
+    assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – | – |" in page
     assert f"wrote {out}" in capsys.readouterr().out
     assert "Per task, train:" not in page  # the stored runs hold no per-task figures: no empty tables
 
@@ -169,3 +176,22 @@ def test_a_performance_profile_is_drawn_from_the_novel_levels_tasks(tmp_path):
     written = write_report([tmp_path / "runs"], tmp_path / "out.md", [], [], "x")
     assert tmp_path / "out-BabyAI-v0-profiles.png" in written
     assert "![performance profiles, BabyAI-v0](out-BabyAI-v0-profiles.png)" in (tmp_path / "out.md").read_text()
+
+
+def test_speed_table_gives_median_ratio_and_share_of_peak(tmp_path):
+    store_run(tmp_path / "runs" / "real" / "seed0", dict.fromkeys(LEVEL_NAMES, 1.0))
+    speed = tmp_path / "peer_speed_MetaWorld-v0_2threads.json"
+    entry = {
+        "steps": 300,
+        "batch_size": 256,
+        "updates_per_second": {"ours": [90.0, 100.0, 300.0], "d3rlpy": [50.0, 40.0, 60.0]},
+        "flops_per_update": {"ours": 0.5e9, "d3rlpy": 1e9},
+        "peak_gflops": {"ours": 100.0, "d3rlpy": 100.0},
+    }
+    speed.write_text(json.dumps({"TD3BC": entry, "PRDC": {**entry, "updates_per_second": {"ours": [3.0]}}}))
+    out = tmp_path / "results.md"
+    main(["report", str(tmp_path / "runs"), "--speed", str(speed), "--out", str(out)])
+    page = out.read_text()
+    assert "| MetaWorld-v0, 2 threads | TD3BC | ours | 300 × 256 | 100.0 | 2.00 | 0.500 | 50 |" in page
+    assert "| MetaWorld-v0, 2 threads | TD3BC | d3rlpy | 300 × 256 | 50.0 | 1.00 | 1.000 | 50 |" in page
+    assert "| MetaWorld-v0, 2 threads | PRDC | ours | 300 × 256 | 3.0 | – | 0.500 | 2 |" in page

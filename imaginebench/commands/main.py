@@ -220,6 +220,9 @@ def report_parser() -> argparse.ArgumentParser:
     parser.add_argument("runs", nargs="+", help="directories holding run directories (results.json, config.yaml)")
     parser.add_argument("--quality", nargs="*", default=[], help="rollout-quality JSON reports")
     parser.add_argument("--peers", nargs="*", default=[], help="benchmarks/peer_check.py results (peer_<env>.json)")
+    parser.add_argument(
+        "--speed", nargs="*", default=[], help="benchmarks/peer_speed.py results (peer_speed_<env>[_<N>threads].json)"
+    )
     parser.add_argument("--out", default="docs/results.md", help="the Markdown page; plots are written beside it")
     parser.add_argument("--per-task", action="store_true", help="also a table of every task's success per level")
     return parser
@@ -233,8 +236,10 @@ def report_main(argv: list[str]) -> None:
     from imaginebench.report import write_report
 
     command = "imaginebench report " + " ".join(argv)
-    runs, quality, peers = ([Path(name) for name in names] for names in (args.runs, args.quality, args.peers))
-    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task):
+    runs, quality, peers, speed = (
+        [Path(name) for name in names] for names in (args.runs, args.quality, args.peers, args.speed)
+    )
+    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task, speed):
         print(f"wrote {path}")
 
 
