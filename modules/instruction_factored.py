@@ -16,6 +16,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional
 
+from imaginebench.upstream.torch_functorch import inside_functorch_transform
+
 MIN_ROWS = 32
 """Fewer rows than this take the plain product: finding the distinct ones would cost more than it saves."""
 MAX_DISTINCT_SHARE = 0.5
@@ -84,7 +86,7 @@ class InstructionFactoredLinear(nn.Linear):
             or embedding.requires_grad
             or torch.is_autocast_enabled("cpu")
             or rows < MIN_ROWS
-            or torch._C._functorch.maybe_current_level() is not None  # vmap cannot batch torch.unique
+            or inside_functorch_transform()  # vmap cannot batch torch.unique
         ):
             return None
         keys = embedding @ self.probe.to(embedding.dtype)

@@ -8,6 +8,7 @@ from typing import Any
 from tensordict import TensorDictBase
 from torchrl.objectives import DiscreteIQLLoss, IQLLoss, SoftUpdate, ValueEstimators
 
+from imaginebench.upstream.torchrl_iql import TargetQOncePerBatch
 from modules.base import OfflineRLModule
 from modules.networks import (
     HIDDEN_SIZES,
@@ -18,32 +19,6 @@ from modules.networks import (
     q_critic,
     state_value,
 )
-
-
-class TargetQOncePerBatch:
-    """For TorchRL 0.14.1's IQL losses: their ``actor_loss`` and ``value_loss`` each run the target
-    critics on the batch's ``(s, a)`` with the same parameters. Within one ``forward`` the second
-    run returns the first one's result, when its inputs are the very same tensors. The target
-    parameters take no gradient, so nothing downstream can tell."""
-
-    def forward(self, tensordict: TensorDictBase) -> TensorDictBase:
-        evaluate = self._vmap_qvalue_networkN0
-        cached: list = []  # [input tensors, result] of the last target evaluation
-
-        def target_once(inputs: TensorDictBase, params: TensorDictBase) -> TensorDictBase:
-            if params is not self.target_qvalue_network_params:
-                return evaluate(inputs, params)
-            tensors = list(inputs.values(True, True))
-            if cached and len(cached[0]) == len(tensors) and all(a is b for a, b in zip(cached[0], tensors)):
-                return cached[1]
-            cached[:] = [tensors, evaluate(inputs, params)]
-            return cached[1]
-
-        self._vmap_qvalue_networkN0 = target_once
-        try:
-            return super().forward(tensordict)
-        finally:
-            self._vmap_qvalue_networkN0 = evaluate
 
 
 class OncePerBatchIQLLoss(TargetQOncePerBatch, IQLLoss):

@@ -1,7 +1,8 @@
 import pytest
 import torch
 
-from modules.iql import IQL, TargetQOncePerBatch
+from imaginebench.upstream.torchrl_iql import TargetQOncePerBatch
+from modules.iql import IQL
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, success_after_training
 
 
