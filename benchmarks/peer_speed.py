@@ -52,7 +52,7 @@ PEAK_DTYPES = {"ours": torch.float32, "ours-bf16": torch.bfloat16, "d3rlpy": tor
 
 
 def product_throughput(dtype: torch.dtype, repeats: int = 200) -> float:
-    """GFLOP/s of the fastest of :data:`PRODUCT_SHAPES` in ``dtype`` on this thread."""
+    """GFLOP/s of the fastest of :data:`PRODUCT_SHAPES` in ``dtype`` with the process's torch threads."""
     best = 0.0
     for rows, inner, columns in PRODUCT_SHAPES:
         left, right = torch.randn(rows, inner, dtype=dtype), torch.randn(inner, columns, dtype=dtype)
