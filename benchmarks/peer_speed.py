@@ -129,7 +129,9 @@ def main() -> None:
         / f"peer_speed_{args.env}{'' if args.threads == 1 else f'_{args.threads}threads'}.json"
     )
     results = json.loads(path.read_text()) if path.exists() else {}
-    peaks = {label: product_throughput(dtype) for label, dtype in PEAK_DTYPES.items()}
+    labels = [ours_label(precision) for precision in args.precisions] + ["d3rlpy"]
+    dtype_peaks = {dtype: product_throughput(dtype) for dtype in {PEAK_DTYPES[label] for label in labels}}
+    peaks = {label: dtype_peaks[PEAK_DTYPES[label]] for label in labels}  # float32: one figure for both sides
     print("matrix-product peak, GFLOP/s:", {label: round(peak, 1) for label, peak in peaks.items()}, flush=True)
     for name in args.algorithms:
         runs = {

@@ -15,20 +15,6 @@ from modules.networks import HIDDEN_SIZES, Activation
 from modules.td3_bc import TD3BC
 
 
-def nearest_rows(queries: Tensor, keys: Tensor, chunk_size: int = 65536) -> Tensor:
-    """Index of each query's nearest key (Euclidean), by exact ``torch.cdist`` over chunks of keys so
-    that memory stays ``B × chunk_size`` however large the dataset: the reference
-    :class:`InstructionGroupedIndex` is checked against."""
-    best_distance = torch.full(queries.shape[:1], float("inf"), device=queries.device)
-    best_index = torch.zeros(queries.shape[:1], dtype=torch.int64, device=queries.device)
-    for start in range(0, keys.shape[0], chunk_size):
-        distance, index = torch.cdist(queries, keys[start : start + chunk_size]).min(-1)
-        closer = distance < best_distance
-        best_distance = torch.where(closer, distance, best_distance)
-        best_index = torch.where(closer, index + start, best_index)
-    return best_index
-
-
 class InstructionGroupedIndex(nn.Module):
     """Exact nearest neighbour among dataset keys ``(x, e)``, ``x = (β·state, action)`` and ``e =
     β·instruction_embedding``, through ``‖q − k‖² = ‖e_q − e_k‖² + ‖x_q − x_k‖²``: the embedding term
