@@ -21,9 +21,8 @@ from modules.networks import (
     Activation,
     MLPEnsemble,
     TargetNetworks,
-    TwoInputMLP,
     observation,
-    observation_dim,
+    observation_and_input_mlp,
     policy_input,
 )
 
@@ -34,12 +33,8 @@ class ActionVAE(nn.Module):
     def __init__(self, spec: EnvSpec, latent_dim: int, hidden_sizes: tuple[int, ...], activation: Activation) -> None:
         super().__init__()
         self.bound, self.latent_dim = spec.action_bound, latent_dim
-        self.encoder = TwoInputMLP(
-            observation_dim(spec), spec.action_dim, 2 * latent_dim, hidden_sizes, activation, spec.embedding_dim
-        )
-        self.decoder = TwoInputMLP(
-            observation_dim(spec), latent_dim, spec.action_dim, hidden_sizes, activation, spec.embedding_dim
-        )
+        self.encoder = observation_and_input_mlp(spec, spec.action_dim, 2 * latent_dim, hidden_sizes, activation)
+        self.decoder = observation_and_input_mlp(spec, latent_dim, spec.action_dim, hidden_sizes, activation)
 
     def forward(self, obs: Tensor, action: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Reconstruction, latent mean and log standard deviation."""
@@ -64,9 +59,7 @@ class Perturbation(nn.Module):
     ) -> None:
         super().__init__()
         self.bound, self.flexibility = spec.action_bound, flexibility
-        self.net = TwoInputMLP(
-            observation_dim(spec), spec.action_dim, spec.action_dim, hidden_sizes, activation, spec.embedding_dim
-        )
+        self.net = observation_and_input_mlp(spec, spec.action_dim, spec.action_dim, hidden_sizes, activation)
 
     def forward(self, obs: Tensor, action: Tensor) -> Tensor:
         shift = self.flexibility * self.bound * torch.tanh(self.net(obs, action))
@@ -122,10 +115,10 @@ class BCQ(OfflineRLModule):
     ) -> None:
         super().__init__(env_spec, normalize_states)
         self.save_hyperparameters()
-        spec, obs_dim = self.env_spec, observation_dim(self.env_spec)
+        spec = self.env_spec
         self.vae = ActionVAE(spec, 2 * spec.action_dim, hidden_sizes, activation)
         self.perturbation = Perturbation(spec, action_flexibility, hidden_sizes, activation)
-        self.critics = MLPEnsemble(2, obs_dim, spec.action_dim, 1, hidden_sizes, activation, spec.embedding_dim)
+        self.critics = MLPEnsemble(2, spec, spec.action_dim, 1, hidden_sizes, activation)
         self.selector = BCQPolicy(self.vae, self.perturbation, self.critics, num_candidates)
         self.targets = TargetNetworks(perturbation=self.perturbation, critics=self.critics)
         self.policy = TensorDictSequential(

@@ -22,7 +22,6 @@ from modules.networks import (
     MLPEnsemble,
     TargetNetworks,
     observation,
-    observation_dim,
     tanh_normal_actor,
 )
 
@@ -72,17 +71,9 @@ class COMBO(OfflineRLModule):
         if not 0.0 <= real_data_ratio <= 1.0:
             raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
         self.policy = self.actor = tanh_normal_actor(spec, hidden_sizes, activation)
-        self.critics = MLPEnsemble(
-            2, observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation, spec.embedding_dim
-        )
+        self.critics = MLPEnsemble(2, spec, spec.action_dim, 1, hidden_sizes, activation)
         self.dynamics = MLPEnsemble(
-            num_dynamics_models,
-            observation_dim(spec),
-            spec.action_dim,
-            2 * (spec.state_dim + 1),
-            hidden_sizes,
-            activation,
-            spec.embedding_dim,
+            num_dynamics_models, spec, spec.action_dim, 2 * (spec.state_dim + 1), hidden_sizes, activation
         )
         self.log_alpha = nn.Parameter(torch.zeros(()))
         self.targets = TargetNetworks(critics=self.critics)

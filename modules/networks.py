@@ -197,12 +197,26 @@ class TwoInputMLP(nn.Module):
         return self.body(self.activation(self.x_layer(x) + self.y_layer(y)))
 
 
+def observation_and_input_mlp(
+    spec: EnvSpec,
+    input_features: int,
+    out_features: int,
+    hidden_sizes: Sequence[int] = HIDDEN_SIZES,
+    activation: Activation = "relu",
+) -> TwoInputMLP:
+    """A :class:`TwoInputMLP` on the concatenated observation (``x``) and another input (an action, a
+    latent), its first layer computing the instruction embedding's part once per distinct instruction."""
+    return TwoInputMLP(
+        observation_dim(spec), input_features, out_features, hidden_sizes, activation, spec.embedding_dim
+    )
+
+
 def q_critic(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> TensorDictSequential:
     """Q(s, a) for continuous actions, written at ``state_action_value``; the
     :class:`TwoInputMLP` is at ``critic[-1].module``."""
-    net = TwoInputMLP(observation_dim(spec), spec.action_dim, 1, hidden_sizes, activation, spec.embedding_dim)
+    net = observation_and_input_mlp(spec, spec.action_dim, 1, hidden_sizes, activation)
     return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))
 
 
@@ -234,24 +248,22 @@ def categorical_actor(
 
 
 class MLPEnsemble(nn.Module):
-    """``members`` independent :class:`TwoInputMLP` on the same ``(x, y)``, outputs stacked on a
-    leading dim: twin critics and dynamics ensembles. A Python loop over members: small ensembles
-    on a CPU gain nothing from vmap."""
+    """``members`` independent :func:`observation_and_input_mlp` on the same ``(observation, y)``,
+    outputs stacked on a leading dim: twin critics and dynamics ensembles. A Python loop over members:
+    small ensembles on a CPU gain nothing from vmap."""
 
     def __init__(
         self,
         members: int,
-        x_features: int,
+        spec: EnvSpec,
         y_features: int,
         out_features: int,
         hidden_sizes: Sequence[int] = HIDDEN_SIZES,
         activation: Activation = "relu",
-        embedding_features: int = 0,
     ) -> None:
         super().__init__()
         self.members = nn.ModuleList(
-            TwoInputMLP(x_features, y_features, out_features, hidden_sizes, activation, embedding_features)
-            for _ in range(members)
+            observation_and_input_mlp(spec, y_features, out_features, hidden_sizes, activation) for _ in range(members)
         )
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
