@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from parallel_figures import write_parallel_figures
+
 from imaginebench.collect import collect
 from imaginebench.datasets import load_episodes
 from imaginebench.datasets.compare import dataset_differences
@@ -48,6 +50,7 @@ def main() -> None:
     parser.add_argument("--shard-episodes", type=int, default=125)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=available_cores(), help="N (default: all cores)")
+    parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
     instruction_table(args.env, args.level)
     with tempfile.TemporaryDirectory(prefix="collect-speed-") as root:
@@ -61,6 +64,8 @@ def main() -> None:
     print(f"1 worker:   {one:8.2f} s")
     print(f"{args.workers} workers: {many:8.2f} s  (at most {min(args.workers, shards)} busy)")
     print(f"speed-up:   {one / many:8.2f}x")
+    if args.out:
+        write_parallel_figures(args.out, args.env, args.workers, [(f"collect, {args.episodes} episodes", one, many)])
 
 
 if __name__ == "__main__":

@@ -1,22 +1,27 @@
-"""Wall time of one level's evaluation with its envs stepped in this process and in N workers, in the same run.
+"""Wall time of evaluating every level with the envs stepped in this process and in N workers, in the same run.
 
-    .venv/bin/python benchmarks/evaluation_speed.py --env MetaWorld-v0 --level train --episodes-per-task 10
+    .venv/bin/python benchmarks/evaluation_speed.py --env MetaWorld-v0 --episodes-per-task 10 [--out F.json]
 
-Both evaluations run the same seeded random policy from the same seeds and must give the same
-result (the run fails otherwise). The level's instructions are encoded and its domain imported
-before either is timed; the N workers' time includes their start-up (each imports torch and the
-simulator, a few seconds), as it does at every evaluation during training. Run it on an otherwise
-idle machine: on a shared CPU the other jobs take the cores the workers are meant to have.
+As the evaluation callback does, all levels step in one vector env that is built once and kept:
+each setting is timed for its first evaluation (building the simulators and, with N, starting the
+workers) and for a second one on the kept envs (what every later evaluation during training
+costs). Both settings run the same seeded random policy from the same seeds and must give the same
+result (the run fails otherwise). The levels' instructions are encoded and the domain imported
+before anything is timed. Run it on an otherwise idle machine: on a shared CPU the other jobs take
+the cores the workers are meant to have.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import torch
+from parallel_figures import write_parallel_figures
 
-from imaginebench.evaluation import ActFn, LevelResult, evaluate_level
+from imaginebench.evaluation import ActFn, EvaluationEnvs, LevelResult
+from imaginebench.levels import LEVELS
 from imaginebench.processes import available_cores
 from imaginebench.registry import get_domain, instruction_table
 
@@ -34,35 +39,51 @@ def random_policy(env_id: str, seed: int) -> ActFn:
     return act
 
 
-def timed_evaluation(args: argparse.Namespace, workers: int) -> tuple[float, LevelResult]:
-    """Seconds to evaluate the level with ``workers`` processes, and the result."""
+def timed_evaluations(args: argparse.Namespace, workers: int) -> tuple[float, float, dict[str, LevelResult]]:
+    """Seconds of the first evaluation (envs built inside it) and of a second one on the kept envs."""
     start = time.perf_counter()
-    result = evaluate_level(
-        random_policy(args.env, args.seed), args.env, args.level, args.episodes_per_task, args.seed, workers=workers
-    )
-    return time.perf_counter() - start, result
+    with EvaluationEnvs(args.env, args.levels, args.episodes_per_task, workers=workers) as envs:
+        first_results = envs.evaluate(random_policy(args.env, args.seed), args.seed)
+        first = time.perf_counter() - start
+        start = time.perf_counter()
+        results = envs.evaluate(random_policy(args.env, args.seed), args.seed)
+        again = time.perf_counter() - start
+    if results != first_results:
+        raise SystemExit(f"{workers} workers: the second evaluation on the kept envs differs from the first")
+    return first, again, results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="MetaWorld-v0")
-    parser.add_argument("--level", default="train")
+    parser.add_argument("--levels", nargs="+", default=list(LEVELS))
     parser.add_argument(
         "--episodes-per-task", type=int, default=10, help="default: the shipped configs' Meta-World value"
     )
     parser.add_argument("--seed", type=int, default=100_000)
     parser.add_argument("--workers", type=int, default=available_cores(), help="N (default: all cores)")
+    parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
-    instruction_table(args.env, args.level)
-    one, in_process = timed_evaluation(args, workers=1)
-    many, in_workers = timed_evaluation(args, workers=args.workers)
-    if in_workers != in_process:
+    for level in args.levels:
+        instruction_table(args.env, level)
+    one = timed_evaluations(args, workers=1)
+    many = timed_evaluations(args, workers=args.workers)
+    if one[2] != many[2]:
         raise SystemExit(f"the {args.workers}-worker evaluation differs from the in-process one")
-    envs = len(get_domain(args.env).tasks[args.level]) * args.episodes_per_task
-    print(f"{args.env} {args.level}: {envs} episodes at once, success {in_process.success_rate:.1%}; identical results")
-    print(f"in process: {one:8.2f} s")
-    print(f"{args.workers} workers: {many:8.2f} s")
-    print(f"speed-up:   {one / many:8.2f}x")
+    domain = get_domain(args.env)
+    episodes = sum(len(domain.tasks[level]) for level in args.levels) * args.episodes_per_task
+    print(f"{args.env} {'+'.join(args.levels)}: {episodes} episodes at once; identical results")
+    print(f"{'':22}{'first':>9}{'kept envs':>11}")
+    print(f"{'in process':22}{one[0]:8.2f}s{one[1]:10.2f}s")
+    print(f"{f'{args.workers} workers':22}{many[0]:8.2f}s{many[1]:10.2f}s")
+    print(f"{'speed-up':22}{one[0] / many[0]:8.2f}x{one[1] / many[1]:10.2f}x")
+    if args.out:
+        work = f"evaluation, {episodes} episodes"
+        timings = [
+            (f"{work}: first (builds the envs)", one[0], many[0]),
+            (f"{work}: on the kept envs", one[1], many[1]),
+        ]
+        write_parallel_figures(args.out, args.env, args.workers, timings)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import lightning.pytorch as pl
 from lightning.pytorch.utilities import rank_zero_only
 
 from imaginebench.errors import check_at_least
-from imaginebench.evaluation import LevelResult, evaluate_level, format_level_table
+from imaginebench.evaluation import EvaluationEnvs, LevelResult, format_level_table
 from imaginebench.levels import LEVELS, resolve_level
 from imaginebench.plotting import headless_pyplot
 from imaginebench.provenance import source_commit
@@ -22,7 +22,8 @@ class SuccessRateEvaluation(pl.Callback):
     Runs on rank 0 only (evaluation needs no gradient sync); writes ``results.json`` in the
     log directory after every evaluation, a success-per-epoch plot, and prints a per-level
     table when training ends. ``workers``: processes stepping the envs (``None``: the domain's default,
-    1: in this process; see :func:`~imaginebench.evaluation.evaluate_level`); results do not depend on it.
+    1: in this process; see :class:`~imaginebench.evaluation.EvaluationEnvs`); results do not depend on it.
+    The envs (and workers) are built at the first evaluation and kept until the stage ends.
     """
 
     def __init__(
@@ -43,6 +44,7 @@ class SuccessRateEvaluation(pl.Callback):
         self.latest: dict[str, LevelResult] = {}
         self.log_dir = Path(".")
         self.commit: str | None = None
+        self._envs: EvaluationEnvs | None = None
 
     def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
         # trainer.log_dir is a collective under DDP: every rank must ask, so never inside rank-zero-only code.
@@ -66,20 +68,11 @@ class SuccessRateEvaluation(pl.Callback):
         data = trainer.datamodule
         was_training = pl_module.training
         pl_module.eval()
-        results = {
-            level: evaluate_level(
-                pl_module.act,
-                data.env_id,
-                level,
-                self.episodes_per_task,
-                self.seed,
-                device=pl_module.device,
-                encoder=data.encoder,
-                pooling=data.pooling,
-                workers=self.workers,
+        if self._envs is None:
+            self._envs = EvaluationEnvs(
+                data.env_id, self.levels, self.episodes_per_task, data.encoder, data.pooling, self.workers
             )
-            for level in self.levels
-        }
+        results = self._envs.evaluate(pl_module.act, self.seed, device=pl_module.device)
         pl_module.train(was_training)
         self.latest = results
         metrics = {}
@@ -116,6 +109,17 @@ class SuccessRateEvaluation(pl.Callback):
             "history": self.history,
         }
         atomic_write_text(json.dumps(report, indent=2), self.log_dir / "results.json")
+
+    def teardown(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        self._close_envs()
+
+    def on_exception(self, trainer: pl.Trainer, pl_module: pl.LightningModule, exception: BaseException) -> None:
+        self._close_envs()
+
+    def _close_envs(self) -> None:
+        if self._envs is not None:
+            self._envs, envs = None, self._envs
+            envs.close()
 
     def state_dict(self) -> dict:
         """The history, so a run resumed with ``--ckpt_path last`` keeps its earlier evaluations in ``results.json``."""

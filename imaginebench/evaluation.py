@@ -42,6 +42,79 @@ class LevelResult:
         return asdict(self)
 
 
+class EvaluationEnvs:
+    """The sub-envs of one or more levels' evaluation, built once and reused by every evaluation.
+
+    Each evaluation resets every sub-env with its fixed seed, so a reused set gives what a freshly
+    built one gives (tested); keeping it saves rebuilding the simulators (and starting workers) at every
+    evaluation during training. All levels step in one vector env, so workers get one big batch.
+    ``workers``: processes stepping the envs, each a contiguous block of them (:class:`WorkerVectorEnv`;
+    the policy stays here); 1 steps them in this process, ``None`` takes the domain's default (all cores
+    where ``Domain.evaluation_in_subprocesses``, else 1). The results do not depend on it. Workers are
+    spawned, so a script using more than one needs the ``if __name__ == "__main__":`` guard. Close it
+    (or use it as a context manager).
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        levels: list[str],
+        episodes_per_task: int,
+        encoder: str = DEFAULT_ENCODER,
+        pooling: str = "mean",
+        workers: int | None = None,
+    ) -> None:
+        check_at_least(1, {"workers": workers})
+        domain = get_domain(env_id)
+        self.assignments: list[tuple[str, str]] = []  # (level, task) of each sub-env
+        factories = []
+        for level in levels:
+            for task in domain.tasks[level]:
+                for start in _stored_starts(domain, level, task, episodes_per_task):
+                    self.assignments.append((level, task))
+                    factories.append(partial(_make_env, env_id, level, task, encoder, pooling, start))
+        self.levels = list(levels)
+        if workers is None:
+            workers = available_cores() if domain.evaluation_in_subprocesses else 1
+        workers = min(workers, len(factories))
+        if workers > 1:
+            for level in levels:  # encoded once here, not raced for by every worker
+                instruction_table(env_id, level, encoder, pooling)
+        self.envs = WorkerVectorEnv(factories, workers) if workers > 1 else gym.vector.SyncVectorEnv(factories)
+
+    def evaluate(self, act: ActFn, seed: int, device: torch.device | str = "cpu") -> dict[str, LevelResult]:
+        """One episode per sub-env; episode ``k`` of a level gets seed ``seed + k`` (see :func:`evaluate_level`)."""
+        counts = {level: sum(a[0] == level for a in self.assignments) for level in self.levels}
+        seeds = [seed + k for level in self.levels for k in range(counts[level])]
+        success, returns, lengths = _run_episodes(act, self.envs, seeds, device)
+        return {level: self._level_result(level, success, returns, lengths) for level in self.levels}
+
+    def _level_result(self, level: str, success: np.ndarray, returns: np.ndarray, lengths: np.ndarray) -> LevelResult:
+        in_level = np.array([a[0] == level for a in self.assignments])
+        per_task = {}
+        for task in dict.fromkeys(task for lvl, task in self.assignments if lvl == level):
+            rows = np.array([a == (level, task) for a in self.assignments])
+            per_task[task] = TaskResult(
+                int(rows.sum()), float(success[rows].mean()), float(returns[rows].mean()), float(lengths[rows].mean())
+            )
+        return LevelResult(
+            level=level,
+            success_rate=float(np.mean([r.success_rate for r in per_task.values()])),
+            mean_return=float(returns[in_level].mean()),
+            mean_length=float(lengths[in_level].mean()),
+            per_task=per_task,
+        )
+
+    def close(self) -> None:
+        self.envs.close()
+
+    def __enter__(self) -> EvaluationEnvs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def evaluate_level(
     act: ActFn,
     env_id: str,
@@ -58,51 +131,18 @@ def evaluate_level(
     Episode ``k`` of every evaluation uses seed ``seed + k``, so successive evaluations during
     training see the same start states and are comparable. Domains with a stored evaluation set
     (``Domain.evaluation_starts``) start episode ``k`` of a task from its entry ``k`` instead.
-
-    ``workers``: processes stepping the envs, each a contiguous block of them (:class:`WorkerVectorEnv`;
-    the policy stays here); 1 steps them in this process, ``None`` takes the domain's default (all cores
-    where ``Domain.evaluation_in_subprocesses``, else 1). The results do not depend on it. Workers are
-    spawned, so a script calling this with more than one needs the ``if __name__ == "__main__":`` guard.
+    ``workers``: see :class:`EvaluationEnvs`, which keeps the envs for repeated evaluations.
     """
-    check_at_least(1, {"workers": workers})
-    domain = get_domain(env_id)
-    tasks = domain.tasks[level]
-    assignments = [task for task in tasks for _ in range(episodes_per_task)]
-    starts = [start for task in tasks for start in _stored_starts(domain, level, task, episodes_per_task)]
-    factories = [
-        partial(_make_env, env_id, level, task, encoder, pooling, start) for task, start in zip(assignments, starts)
-    ]
-    if workers is None:
-        workers = available_cores() if domain.evaluation_in_subprocesses else 1
-    workers = min(workers, len(factories))
-    if workers > 1:
-        instruction_table(env_id, level, encoder, pooling)  # encoded once here, not raced for by every worker
-    envs = WorkerVectorEnv(factories, workers) if workers > 1 else gym.vector.SyncVectorEnv(factories)
-    try:
-        success, returns, lengths = _run_episodes(act, envs, seed, device)
-    finally:
-        envs.close()
-    per_task = {}
-    for task in tasks:
-        rows = np.array([a == task for a in assignments])
-        per_task[task] = TaskResult(
-            int(rows.sum()), float(success[rows].mean()), float(returns[rows].mean()), float(lengths[rows].mean())
-        )
-    return LevelResult(
-        level=level,
-        success_rate=float(np.mean([r.success_rate for r in per_task.values()])),
-        mean_return=float(returns.mean()),
-        mean_length=float(lengths.mean()),
-        per_task=per_task,
-    )
+    with EvaluationEnvs(env_id, [level], episodes_per_task, encoder, pooling, workers) as envs:
+        return envs.evaluate(act, seed, device)[level]
 
 
 def _run_episodes(
-    act: ActFn, envs: gym.vector.VectorEnv, seed: int, device: torch.device | str
+    act: ActFn, envs: gym.vector.VectorEnv, seeds: list[int], device: torch.device | str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Success, return and length of one episode per sub-env, sub-env ``k`` reset with seed ``seed + k``."""
+    """Success, return and length of one episode per sub-env, sub-env ``k`` reset with ``seeds[k]``."""
     n = envs.num_envs
-    obs, _ = envs.reset(seed=[seed + k for k in range(n)])
+    obs, _ = envs.reset(seed=seeds)
     active = np.ones(n, dtype=bool)
     success, returns, lengths = np.zeros(n, bool), np.zeros(n), np.zeros(n, int)
     while active.any():

@@ -298,6 +298,21 @@ def speed_rows(env_label: str, results: dict[str, Any]) -> list[str]:
     return rows
 
 
+PARALLEL_HEADER = [
+    "| env | job | workers | one process (s) | workers (s) | speed-up | commit |",
+    "|---|---|---:|---:|---:|---:|---|",
+]
+
+
+def parallel_rows(results: dict[str, Any]) -> list[str]:
+    """One row per job of a ``benchmarks/collect_speed.py`` or ``evaluation_speed.py`` file."""
+    return [
+        f"| {results['env']} | {timing['job']} | {results['workers']} | {timing['one']:.2f} | {timing['many']:.2f} | "
+        f"{timing['one'] / timing['many']:.2f}× | {results.get('commit') or 'not recorded'} |"
+        for timing in results["timings"]
+    ]
+
+
 def speed_env(path: Path) -> str:
     """``peer_speed_<env>.json`` → ``<env>``; ``peer_speed_<env>_2threads.json`` → ``<env>, 2 threads``."""
     env, _, threads = path.stem.removeprefix("peer_speed_").partition("_")
@@ -347,9 +362,11 @@ def write_report(
     command: str,
     per_task: bool = False,
     speed: list[Path] = (),
+    parallel: list[Path] = (),
 ) -> list[Path]:
     """Write ``out`` and one plot per env beside it (``per_task``: also every task's success; ``speed``:
-    ``benchmarks/peer_speed.py`` files); returns the files written."""
+    ``benchmarks/peer_speed.py`` files; ``parallel``: ``collect_speed.py`` and ``evaluation_speed.py``
+    files); returns the files written."""
     runs = find_runs(run_roots)
     lines = [
         "# Results",
@@ -406,6 +423,18 @@ def write_report(
             "",
             *SPEED_HEADER,
             *(row for path, content in read_json_files(list(speed)) for row in speed_rows(speed_env(path), content)),
+        ]
+    if parallel:
+        lines += [
+            "",
+            "## Parallel collection and evaluation",
+            "",
+            "Wall time of the same job in one process and in worker processes, timed one after the other in the "
+            "same run on an otherwise idle machine, with identical output (`benchmarks/collect_speed.py`, "
+            "`benchmarks/evaluation_speed.py`: a seeded random policy, every level in one vector env).",
+            "",
+            *PARALLEL_HEADER,
+            *(row for _, content in read_json_files(list(parallel)) for row in parallel_rows(content)),
         ]
     atomic_write_text("\n".join(lines) + "\n", out)
     return written

@@ -5,7 +5,7 @@ import torch
 
 import imaginebench.evaluation as evaluation_module
 from callbacks.evaluation import SuccessRateEvaluation
-from imaginebench.evaluation import ActFn, evaluate_level
+from imaginebench.evaluation import ActFn, EvaluationEnvs, evaluate_level
 from imaginebench.registry import get_domain
 
 pytestmark = pytest.mark.filterwarnings("ignore:Constant")  # Meta-World's package warns about its own gains
@@ -95,3 +95,27 @@ def test_a_failing_policy_leaves_no_worker_running():
     with pytest.raises(RuntimeError, match="policy crashed"):
         evaluate_level(act, "Ball-v0", "hard", 1, seed=0, workers=2)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize(("env_id", "workers"), [("BabyAI-v0", 1), ("MetaWorld-v0", 2)])
+def test_kept_envs_of_several_levels_give_each_level_its_own_evaluation_every_time(env_id, workers):
+    """Reusing the envs across evaluations, and stepping every level in one vector env, changes no result."""
+    levels = ["easy", "hard"]
+    act = state_keyed_act(env_id)
+    alone = {level: evaluate_level(act, env_id, level, 1, seed=5, workers=1).to_dict() for level in levels}
+    with EvaluationEnvs(env_id, levels, 1, workers=workers) as envs:
+        for _ in range(2):
+            together = envs.evaluate(act, seed=5)
+            assert {level: result.to_dict() for level, result in together.items()} == alone
+        other_seed = envs.evaluate(act, seed=6)
+    assert multiprocessing.active_children() == []
+    if env_id == "MetaWorld-v0":  # dense returns: other starts show (BabyAI's fixed policy fails from any start)
+        assert {level: result.to_dict() for level, result in other_seed.items()} != alone
+
+
+def test_the_callback_closes_its_kept_workers_when_the_stage_ends():
+    callback = SuccessRateEvaluation(levels=["hard"], episodes_per_task=1, workers=2)
+    callback._envs = EvaluationEnvs("Ball-v0", ["hard"], 1, workers=2)
+    assert len(multiprocessing.active_children()) == 2
+    callback.teardown(None, None, "fit")
+    assert callback._envs is None and multiprocessing.active_children() == []

@@ -195,3 +195,18 @@ def test_speed_table_gives_median_ratio_and_share_of_peak(tmp_path):
     assert "| MetaWorld-v0, 2 threads | TD3BC | ours | 300 × 256 | 100.0 | 2.00 | 0.500 | 50 |" in page
     assert "| MetaWorld-v0, 2 threads | TD3BC | d3rlpy | 300 × 256 | 50.0 | 1.00 | 1.000 | 50 |" in page
     assert "| MetaWorld-v0, 2 threads | PRDC | ours | 300 × 256 | 3.0 | – | 0.500 | 2 |" in page
+
+
+def test_parallel_table_gives_each_job_its_speed_up(tmp_path):
+    store_run(tmp_path / "runs" / "real" / "seed0", dict.fromkeys(LEVEL_NAMES, 1.0))
+    figures = tmp_path / "evaluation_speed_MetaWorld-v0.json"
+    timings = [
+        {"job": "evaluation: first", "one": 40.0, "many": 25.0},
+        {"job": "evaluation: kept", "one": 9.0, "many": 5.0},
+    ]
+    figures.write_text(json.dumps({"env": "MetaWorld-v0", "workers": 2, "timings": timings, "commit": "abc"}))
+    out = tmp_path / "results.md"
+    main(["report", str(tmp_path / "runs"), "--parallel", str(figures), "--out", str(out)])
+    page = out.read_text()
+    assert "| MetaWorld-v0 | evaluation: first | 2 | 40.00 | 25.00 | 1.60× | abc |" in page
+    assert "| MetaWorld-v0 | evaluation: kept | 2 | 9.00 | 5.00 | 1.80× | abc |" in page

@@ -21,6 +21,7 @@ def test_the_results_page_is_what_its_command_generates(tmp_path, monkeypatch):
     args = report_parser().parse_args(shlex.split(command.group(1))[2:])
     monkeypatch.chdir(REPO)
     out = tmp_path / "results.md"
-    paths = [[Path(name) for name in names] for names in (args.runs, args.quality, args.peers, args.speed)]
-    write_report(paths[0], out, paths[1], paths[2], command.group(1), args.per_task, paths[3])
+    names = (args.runs, args.quality, args.peers, args.speed, args.parallel)
+    paths = [[Path(name) for name in group] for group in names]
+    write_report(paths[0], out, paths[1], paths[2], command.group(1), args.per_task, paths[3], paths[4])
     assert out.read_text() == page

@@ -3,11 +3,13 @@ behaviour worked around (then the workaround can go, or must change)."""
 
 import copy
 import importlib
+import types
 
 import lightning.pytorch as pl
 import torch
 from torchrl.objectives import IQLLoss, ValueEstimators
 
+from imaginebench.upstream.gymnasium_mujoco import compiling_scene_once
 from imaginebench.upstream.torch_functorch import inside_functorch_transform
 from imaginebench.upstream.torchrl_iql import TargetQOncePerBatch
 from modules.discrete_cql import DiscreteCQL
@@ -69,3 +71,25 @@ def test_torch_still_reports_functorch_transforms_privately():
     seen = []
     torch.func.vmap(lambda x: seen.append(inside_functorch_transform()) or x)(torch.zeros(2))
     assert seen == [True] and not inside_functorch_transform()
+
+
+def test_gymnasium_mujoco_envs_still_compile_their_scene_each(monkeypatch):
+    """Why CompiledSceneOncePerProcess exists: every gymnasium MujocoEnv parses its scene file anew;
+    with the mixin, the second env of a class compiles nothing."""
+    import gymnasium.envs.mujoco.mujoco_env as mujoco_env
+    from gymnasium.envs.mujoco.half_cheetah_v5 import HalfCheetahEnv
+
+    real, compiled = mujoco_env.mujoco, []
+
+    def counted(path, *args):
+        compiled.append(path)
+        return real.MjModel.from_xml_path(path, *args)
+
+    counting = types.ModuleType("mujoco")
+    counting.__dict__.update(real.__dict__)
+    counting.MjModel = types.SimpleNamespace(from_xml_path=counted)
+    monkeypatch.setattr(mujoco_env, "mujoco", counting)
+    HalfCheetahEnv(), HalfCheetahEnv()
+    assert len(compiled) == 2
+    compiling_scene_once(HalfCheetahEnv)(), compiling_scene_once(HalfCheetahEnv)()
+    assert len(compiled) <= 3  # none at all if an earlier test compiled the scene in this process

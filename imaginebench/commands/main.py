@@ -223,6 +223,9 @@ def report_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--speed", nargs="*", default=[], help="benchmarks/peer_speed.py results (peer_speed_<env>[_<N>threads].json)"
     )
+    parser.add_argument(
+        "--parallel", nargs="*", default=[], help="benchmarks/collect_speed.py and evaluation_speed.py --out files"
+    )
     parser.add_argument("--out", default="docs/results.md", help="the Markdown page; plots are written beside it")
     parser.add_argument("--per-task", action="store_true", help="also a table of every task's success per level")
     return parser
@@ -236,10 +239,10 @@ def report_main(argv: list[str]) -> None:
     from imaginebench.report import write_report
 
     command = "imaginebench report " + " ".join(argv)
-    runs, quality, peers, speed = (
-        [Path(name) for name in names] for names in (args.runs, args.quality, args.peers, args.speed)
+    runs, quality, peers, speed, parallel = (
+        [Path(name) for name in names] for names in (args.runs, args.quality, args.peers, args.speed, args.parallel)
     )
-    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task, speed):
+    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task, speed, parallel):
         print(f"wrote {path}")
 
 

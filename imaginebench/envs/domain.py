@@ -57,9 +57,9 @@ class Domain:
     ``get_dataset`` and ``imaginebench pipeline``; its configs' ``collect_if_missing`` agree (tested)."""
     evaluation_in_subprocesses: bool
     """Whether evaluation steps its envs in worker processes by default (one per core,
-    :func:`imaginebench.evaluation.evaluate_level`): where a simulator step costs far more than the
-    batched policy (Meta-World, LIBERO, HalfCheetah), not where steps are so cheap that the workers'
-    start-up and pipes would eat the gain."""
+    :class:`imaginebench.evaluation.EvaluationEnvs`): where a simulator step costs far more than the
+    batched policy (Meta-World, LIBERO), not where steps are so cheap that the workers' start-up and
+    pipes would eat the gain (BabyAI, CLEVR-Robot, HalfCheetah: ``benchmarks/evaluation_speed.py``)."""
     num_actions: int = 0
     action_dim: int = 0
     evaluation_starts: Callable[[str, str], list[dict]] | None = None

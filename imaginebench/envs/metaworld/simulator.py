@@ -9,6 +9,7 @@ from metaworld.sawyer_xyz_env import SawyerXYZEnv
 from imaginebench.envs.metaworld import composite
 from imaginebench.envs.metaworld.layout import entity_row
 from imaginebench.envs.metaworld.tasks import Task
+from imaginebench.upstream.gymnasium_mujoco import compiling_scene_once
 
 PACKAGE_OBJECT_SLOTS = (slice(4, 11), slice(11, 18))
 """Position + quaternion of the package observation's first and second object."""
@@ -24,7 +25,7 @@ def build_sim(task: Task) -> SawyerXYZEnv:
     """A package env for ``task`` with the goal revealed and its layout drawn from its own
     ``np_random`` at every reset (seed it with ``sim.seed``); the horizon is ours, not the package's."""
     cls = composite.LockedDoorSim if task.name == "locked-door-open" else ALL_V3_ENVIRONMENTS[task.source]
-    sim = cls()
+    sim = compiling_scene_once(cls)()
     sim._partially_observable = False  # reveal the goal (as the package's goal-observable variants do)
     sim._freeze_rand_vec = False
     sim.seeded_rand_vec = True
