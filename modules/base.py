@@ -138,10 +138,14 @@ class OfflineRLModule(LightningModule):
         )  # one kernel for all parameters: ~2.5× faster steps on CPU than the per-tensor loop
 
     def gradient_step(self, loss: Tensor) -> None:
-        """The batch's single optimizer step (see the class docstring)."""
+        """The batch's single optimizer step (see the class docstring). The backward pass runs outside
+        autocast (``training_step`` runs inside it under ``bf16-mixed``), so each product's gradient
+        takes the dtype of its forward, as torch's autocast guide asks: inside, the float32 output
+        layers' gradients were cast down to bfloat16 and back, a copy of every large activation."""
         optimizer = self.optimizers()
         optimizer.zero_grad()
-        self.manual_backward(loss)
+        with torch.autocast(self.device.type, enabled=False):
+            self.manual_backward(loss)
         optimizer.step()
 
     def log_train_metrics(self, metrics: Mapping[str, Tensor] | TensorDictBase) -> None:

@@ -93,9 +93,14 @@ class COMBO(OfflineRLModule):
         action = dist.rsample((samples,)) if samples > 1 else dist.rsample()
         return action, dist.log_prob(action)
 
-    def predict(self, obs: Tensor, action: Tensor) -> tuple[Tensor, Tensor]:
-        """Mean and log standard deviation of ``(s' − s, r)`` from every member: ``(M, B, S + 1)`` each."""
-        mean, log_std = self.dynamics(obs, action).chunk(2, -1)
+    def predict(self, obs: Tensor, action: Tensor, member_of_row: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """Mean and log standard deviation of ``(s' − s, r)`` from every member, ``(M, B, S + 1)`` each,
+        or with ``member_of_row`` from that member only, ``(B, S + 1)``."""
+        if member_of_row is None:
+            output = self.dynamics(obs, action)
+        else:
+            output = self.dynamics.one_member_per_row(obs, action, member_of_row)
+        mean, log_std = output.chunk(2, -1)
         return mean, log_std.clamp(-10, 2)
 
     def dynamics_loss(self, batch: TensorDictBase) -> Tensor:
@@ -111,10 +116,12 @@ class COMBO(OfflineRLModule):
         step = batch.select(*POLICY_INPUT_KEYS).clone()
         members = torch.randint(self.hparams.num_dynamics_models, step.shape, device=batch.device)
         rows = torch.arange(step.shape[0], device=batch.device)
+        outputs = self.hparams.num_dynamics_models, step.shape[0], self.env_spec.state_dim + 1
         for _ in range(self.hparams.rollout_horizon):
             action, _ = self.sample_actions(step)
-            mean, log_std = self.predict(observation(step), action)
-            sample = (mean + log_std.exp() * torch.randn_like(mean))[members, rows]
+            mean, log_std = self.predict(observation(step), action, members)
+            noise = torch.randn(outputs, device=batch.device)[members, rows]  # every member's draw, as before
+            sample = mean + log_std.exp() * noise
             next_step = TensorDict(
                 {"state": step["state"] + sample[:, :-1], "instruction_embedding": step["instruction_embedding"]},
                 step.shape,
@@ -143,7 +150,8 @@ class COMBO(OfflineRLModule):
             target = mixed["next", "reward"].squeeze(-1) + self.hparams.gamma * not_terminated * (
                 next_q - alpha * next_log_prob
             )
-        loss_qvalue = mix((self.critics(obs, mixed["action"]).squeeze(-1) - target).pow(2).sum(0))
+        q_data = self.critics(obs, mixed["action"]).squeeze(-1)  # (critics, 2B): the real rows come first
+        loss_qvalue = mix((q_data - target).pow(2).sum(0))
 
         # Eq. 2's regulariser: log-sum-exp of Q over uniform and policy actions at the mixed states,
         # importance-weighted by their densities, minus Q at the dataset's own (s, a).
@@ -156,7 +164,7 @@ class COMBO(OfflineRLModule):
         )
         q_proposals = self.critics(obs, torch.cat([uniform_action, policy_action])).squeeze(-1)  # (critics, 2n, 2B)
         push_down = torch.logsumexp(q_proposals - log_density, dim=1) - math.log(2 * samples)  # (critics, 2B)
-        push_up = self.critics(observation(batch), batch["action"]).squeeze(-1)  # (critics, B)
+        push_up = q_data[:, :rows]  # Q at the dataset's own (s, a)
         loss_conservative = mix(push_down.sum(0)) - push_up.sum(0)
 
         # SAC's actor and temperature updates on the mixed states; the critics get no gradient here.

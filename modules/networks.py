@@ -269,6 +269,19 @@ class MLPEnsemble(nn.Module):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.stack([member(x, y) for member in self.members])
 
+    def one_member_per_row(self, x: torch.Tensor, y: torch.Tensor, member_of_row: torch.Tensor) -> torch.Tensor:
+        """``forward(x, y)[member_of_row, arange(B)]`` for ``(B, ·)`` inputs, running each member only on
+        its own rows: an ensemble sampled per row (COMBO's rollouts) pays for one member, not all."""
+        outputs = [
+            (rows, member(x[rows], y[rows]))
+            for index, member in enumerate(self.members)
+            if len(rows := (member_of_row == index).nonzero().squeeze(-1))
+        ]
+        result = outputs[0][1].new_empty(x.shape[0], outputs[0][1].shape[-1])
+        for rows, output in outputs:
+            result[rows] = output
+        return result
+
 
 def observation(batch: TensorDictBase, prefix: tuple[str, ...] = ()) -> torch.Tensor:
     """``state ⊕ instruction_embedding`` of a batch (or of its ``next`` part), for hand-written losses."""

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from modules.combo import COMBO
+from modules.networks import observation
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit
 
 FAST = {"num_dynamics_models": 3, "num_action_samples": 4, "critic_lr": 1e-3, "dynamics_lr": 3e-3, **SMALL}
@@ -55,6 +56,34 @@ def test_model_rollout_steps_from_the_batch_states_with_policy_actions():
     losses = module.losses(batch)
     assert set(losses) == {"loss_qvalue", "loss_conservative", "loss_actor", "loss_alpha", "loss_dynamics"}
     assert all(value.shape == (32,) and torch.isfinite(value).all() for value in losses.values())
+
+
+def test_a_rollout_runs_each_row_through_its_own_member_as_the_whole_ensemble_would():
+    torch.manual_seed(0)
+    module = COMBO(CONTINUOUS, **{**FAST, "num_dynamics_models": 5})
+    batch = InstructionBandit(CONTINUOUS).batch(48)
+    torch.manual_seed(1)
+    rollout = module.model_rollout(batch)
+    torch.manual_seed(1)  # the same draws, in the same order, through every member
+    members = torch.randint(5, (48,))
+    with torch.no_grad():
+        action, _ = module.sample_actions(batch)
+        mean, log_std = module.predict(observation(batch), action)
+        expected = (mean + log_std.exp() * torch.randn_like(mean))[members, torch.arange(48)]
+    assert len(members.unique()) == 5
+    torch.testing.assert_close(rollout["action"], action)
+    torch.testing.assert_close(rollout["next", "state"], batch["state"] + expected[:, :-1])
+    torch.testing.assert_close(rollout["next", "reward"], expected[:, -1:])
+
+
+def test_an_ensemble_member_left_without_rows_is_skipped():
+    module = COMBO(CONTINUOUS, **FAST)
+    batch = InstructionBandit(CONTINUOUS).batch(8)
+    x, y = observation(batch), batch["action"]
+    member_of_row = torch.tensor([0, 2, 2, 0, 0, 2, 0, 2])
+    with torch.no_grad():
+        expected = module.dynamics(x, y)[member_of_row, torch.arange(8)]
+        torch.testing.assert_close(module.dynamics.one_member_per_row(x, y, member_of_row), expected)
 
 
 def test_bad_options_are_refused_with_clear_errors():

@@ -88,3 +88,22 @@ def test_full_precision_output_layer_computes_in_float32_under_bfloat16_autocast
     assert output.dtype == torch.float32 and rounded.dtype == torch.bfloat16
     torch.testing.assert_close(output, torch.nn.functional.linear(hidden.float(), layer.weight, layer.bias))
     assert not torch.equal(output, rounded.float())
+
+
+def test_under_bf16_mixed_the_backward_pass_runs_outside_autocast(monkeypatch):
+    """Inside autocast, the float32 output layers' gradients were recomputed in bfloat16 (a cast of every
+    large activation down and back); outside, each product's gradient keeps its forward's dtype."""
+    from modules.base import OfflineRLModule
+    from tests.modules.synthetic import fit
+
+    seen = []
+    backward = OfflineRLModule.manual_backward
+
+    def recording(module, loss, *args, **kwargs):
+        seen.append((torch.is_autocast_enabled("cpu"), loss.dtype))
+        return backward(module, loss, *args, **kwargs)
+
+    monkeypatch.setattr(OfflineRLModule, "manual_backward", recording)
+    bandit = InstructionBandit(CONTINUOUS)
+    fit(TD3BC(CONTINUOUS, **SMALL), lambda: bandit.batch(32), max_steps=2, precision="bf16-mixed")
+    assert seen == [(False, torch.float32)] * 2
