@@ -12,6 +12,7 @@ import torch
 
 from imaginebench.envs.domain import Domain
 from imaginebench.envs.worker_vector_env import WorkerVectorEnv
+from imaginebench.episode_queue import QUEUE_DONE, Episode, EpisodeQueue
 from imaginebench.errors import check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
 from imaginebench.processes import available_cores
@@ -42,12 +43,22 @@ class LevelResult:
         return asdict(self)
 
 
-class EvaluationEnvs:
-    """The sub-envs of one or more levels' evaluation, built once and reused by every evaluation.
+MAX_ENVS = 64
+"""Sub-envs an evaluation keeps at most (more only when a level has more tasks): each plays its share of
+the episodes back to back (:mod:`imaginebench.episode_queue`). Enough rows for the batched policy and
+two or more workers; few enough that kept Meta-World scenes hold ~1.3 GB, not 6.7."""
 
-    Each evaluation resets every sub-env with its fixed seed, so a reused set gives what a freshly
-    built one gives (tested); keeping it saves rebuilding the simulators (and starting workers) at every
-    evaluation during training. All levels step in one vector env, so workers get one big batch.
+
+class EvaluationEnvs:
+    """The envs of one or more levels' evaluation, built once and reused by every evaluation.
+
+    Episode ``k`` of a task is the ``k``-th of its level's ``episodes_per_task`` and starts from reset
+    seed ``seed + j``, ``j`` its position among the level's episodes (tasks in order), or from entry
+    ``k`` of the domain's stored evaluation set. Each task's episodes are split into runs of
+    consecutive ones, one run per sub-env (``max_envs // tasks`` runs a task, at least one and at most
+    ``episodes_per_task``), which plays them back to back; every episode resets with its own seed and
+    start, so the results are those of one fresh env per episode (tested). Keeping the envs saves rebuilding the
+    simulators (and starting workers) at every evaluation during training.
     ``workers``: processes stepping the envs, each a contiguous block of them (:class:`WorkerVectorEnv`;
     the policy stays here); 1 steps them in this process, ``None`` takes the domain's default (all cores
     where ``Domain.evaluation_in_subprocesses``, else 1). The results do not depend on it. Workers are
@@ -63,17 +74,27 @@ class EvaluationEnvs:
         encoder: str = DEFAULT_ENCODER,
         pooling: str = "mean",
         workers: int | None = None,
+        max_envs: int = MAX_ENVS,
     ) -> None:
-        check_at_least(1, {"workers": workers})
+        check_at_least(1, {"workers": workers, "max_envs": max_envs, "episodes_per_task": episodes_per_task})
         domain = get_domain(env_id)
-        self.assignments: list[tuple[str, str]] = []  # (level, task) of each sub-env
+        self.levels = list(levels)
+        self.episodes: list[tuple[str, str]] = []  # (level, task) of each episode, in order
+        pairs = [(level, task) for level in levels for task in domain.tasks[level]]
+        per_env = -(-episodes_per_task // max(1, min(episodes_per_task, max_envs // len(pairs))))
         factories = []
         for level in levels:
+            offset = 0
             for task in domain.tasks[level]:
+                queue = []
                 for start in _stored_starts(domain, level, task, episodes_per_task):
-                    self.assignments.append((level, task))
-                    factories.append(partial(_make_env, env_id, level, task, encoder, pooling, start))
-        self.levels = list(levels)
+                    queue.append(Episode(len(self.episodes), offset, start))
+                    self.episodes.append((level, task))
+                    offset += 1
+                for first in range(0, episodes_per_task, per_env):
+                    factories.append(
+                        partial(_make_env, env_id, level, task, encoder, pooling, queue[first : first + per_env])
+                    )
         if workers is None:
             workers = available_cores() if domain.evaluation_in_subprocesses else 1
         workers = min(workers, len(factories))
@@ -83,17 +104,15 @@ class EvaluationEnvs:
         self.envs = WorkerVectorEnv(factories, workers) if workers > 1 else gym.vector.SyncVectorEnv(factories)
 
     def evaluate(self, act: ActFn, seed: int, device: torch.device | str = "cpu") -> dict[str, LevelResult]:
-        """One episode per sub-env; episode ``k`` of a level gets seed ``seed + k`` (see :func:`evaluate_level`)."""
-        counts = {level: sum(a[0] == level for a in self.assignments) for level in self.levels}
-        seeds = [seed + k for level in self.levels for k in range(counts[level])]
-        success, returns, lengths = _run_episodes(act, self.envs, seeds, device)
+        """Every episode once, from ``seed`` (see the class docstring); per-level results."""
+        success, returns, lengths = _run_episodes(act, self.envs, len(self.episodes), seed, device)
         return {level: self._level_result(level, success, returns, lengths) for level in self.levels}
 
     def _level_result(self, level: str, success: np.ndarray, returns: np.ndarray, lengths: np.ndarray) -> LevelResult:
-        in_level = np.array([a[0] == level for a in self.assignments])
+        in_level = np.array([episode_level == level for episode_level, _ in self.episodes])
         per_task = {}
-        for task in dict.fromkeys(task for lvl, task in self.assignments if lvl == level):
-            rows = np.array([a == (level, task) for a in self.assignments])
+        for task in dict.fromkeys(task for episode_level, task in self.episodes if episode_level == level):
+            rows = np.array([episode == (level, task) for episode in self.episodes])
             per_task[task] = TaskResult(
                 int(rows.sum()), float(success[rows].mean()), float(returns[rows].mean()), float(lengths[rows].mean())
             )
@@ -138,37 +157,27 @@ def evaluate_level(
 
 
 def _run_episodes(
-    act: ActFn, envs: gym.vector.VectorEnv, seeds: list[int], device: torch.device | str
+    act: ActFn, envs: gym.vector.VectorEnv, episodes: int, seed: int, device: torch.device | str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Success, return and length of one episode per sub-env, sub-env ``k`` reset with ``seeds[k]``."""
-    n = envs.num_envs
-    obs, _ = envs.reset(seed=seeds)
-    active = np.ones(n, dtype=bool)
-    success, returns, lengths = np.zeros(n, bool), np.zeros(n), np.zeros(n, int)
-    while active.any():
+    """Success, return and length of every episode of the sub-envs' queues (:class:`EpisodeQueue`)."""
+    success, returns, lengths = np.zeros(episodes, bool), np.zeros(episodes), np.zeros(episodes, int)
+    obs, _ = envs.reset(seed=[seed] * envs.num_envs)
+    done = np.zeros(envs.num_envs, dtype=bool)
+    while not done.all():
         with torch.no_grad():
             action = act(
                 torch.as_tensor(obs["state"], device=device),
                 torch.as_tensor(obs["instruction_embedding"], device=device),
             )
-        # finished envs autoreset; their results are masked out
-        obs, reward, terminated, truncated, info = envs.step(action.cpu().numpy())
-        returns[active] += reward[active]
-        lengths[active] += 1
-        success[active] = info["is_success"][active]
-        active &= ~(terminated | truncated)
+        obs, _, _, _, info = envs.step(action.cpu().numpy())
+        if "outcome_episode" in info:
+            ended = info["_outcome_episode"]
+            numbers = info["outcome_episode"][ended]
+            success[numbers] = info["outcome_success"][ended]
+            returns[numbers] = info["outcome_return"][ended]
+            lengths[numbers] = info["outcome_length"][ended]
+        done |= info[QUEUE_DONE]
     return success, returns, lengths
-
-
-class _StartFrom(gym.Wrapper):
-    """Resets its env from fixed options: a vector env hands every sub-env the same ``options``."""
-
-    def __init__(self, env: gym.Env, options: dict) -> None:
-        super().__init__(env)
-        self._options = options
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        return self.env.reset(seed=seed, options=self._options)
 
 
 def _stored_starts(domain: Domain, level: str, task: str, episodes: int) -> list[dict | None]:
@@ -182,9 +191,8 @@ def _stored_starts(domain: Domain, level: str, task: str, episodes: int) -> list
     return starts[:episodes]
 
 
-def _make_env(env_id: str, level: str, task: str, encoder: str, pooling: str, start: dict | None) -> gym.Env:
-    env = make(env_id, level, task=task, encoder=encoder, pooling=pooling)
-    return env if start is None else _StartFrom(env, start)
+def _make_env(env_id: str, level: str, task: str, encoder: str, pooling: str, episodes: list[Episode]) -> gym.Env:
+    return EpisodeQueue(make(env_id, level, task=task, encoder=encoder, pooling=pooling), episodes)
 
 
 def format_level_table(results: dict[str, LevelResult]) -> str:

@@ -1,5 +1,6 @@
 import multiprocessing
 
+import numpy as np
 import pytest
 import torch
 
@@ -119,3 +120,38 @@ def test_the_callback_closes_its_kept_workers_when_the_stage_ends():
     assert len(multiprocessing.active_children()) == 2
     callback.teardown(None, None, "fit")
     assert callback._envs is None and multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize(("env_id", "level"), [("MetaWorld-v0", "hard"), ("Ball-v0", "train")])
+@pytest.mark.parametrize("max_envs", [1, 64])
+def test_every_episode_is_scored_as_playing_it_alone_gives(env_id, level, max_envs):
+    """Sub-envs play runs of episodes back to back (max_envs 1: one sub-env per task plays them all) and idle
+    once done: each episode's result is what it gives when played alone, from the same seed and start, to its
+    end. (Ball-v0's episodes end at different steps: test_clevr_episodes_differ_so_the_comparison_sees_masking.)"""
+    from imaginebench.evaluation import _stored_starts
+    from imaginebench.registry import make
+
+    act, episodes, seed = state_keyed_act(env_id), 3, 5
+    domain = get_domain(env_id)
+    expected, k = {}, 0
+    for task in domain.tasks[level]:
+        outcomes = []
+        for start in _stored_starts(domain, level, task, episodes):
+            env = make(env_id, level, task=task)
+            obs, _ = env.reset(seed=seed + k, options=start)
+            k += 1
+            total, length, done = 0.0, 0, False
+            while not done:
+                action = act(torch.as_tensor(obs["state"])[None], torch.as_tensor(obs["instruction_embedding"])[None])
+                obs, reward, terminated, truncated, info = env.step(action[0].numpy())
+                total, length, done = total + reward, length + 1, terminated or truncated
+            outcomes.append((bool(info["is_success"]), total, length))
+        expected[task] = outcomes
+    with EvaluationEnvs(env_id, [level], episodes, workers=1, max_envs=max_envs) as envs:
+        assert envs.envs.num_envs == (len(expected) if max_envs == 1 else len(expected) * episodes)
+        result = envs.evaluate(act, seed)[level]
+    for task, outcomes in expected.items():
+        measured = result.per_task[task]
+        assert measured.success_rate == pytest.approx(np.mean([o[0] for o in outcomes]))
+        assert measured.mean_return == pytest.approx(np.mean([o[1] for o in outcomes]))
+        assert measured.mean_length == pytest.approx(np.mean([o[2] for o in outcomes]))
