@@ -27,7 +27,8 @@ from imaginebench.registry import get_domain, instruction_table
 
 
 def random_policy(env_id: str, seed: int) -> ActFn:
-    """Uniform random actions from a generator of its own, so two evaluations draw the same ones."""
+    """Uniform random actions from a generator of its own, so two evaluations draw the same ones (the
+    sub-envs are in the same order with and without workers)."""
     domain = get_domain(env_id)
     generator = torch.Generator().manual_seed(seed)
 

@@ -6,7 +6,9 @@ levels), and a vector env resets each finished sub-env and steps it on, for resu
 out. Here a sub-env plays its queue of episodes back to back, resetting itself between them with each
 episode's own seed and start, and reports each finished episode in ``info``; it never returns
 terminated or truncated, so the vector env never autoresets it, and once its queue is done its steps
-return the last transition again without simulating. Written by hand: gymnasium's vector envs run one
+return the last transition again without simulating. Its ``info`` holds only the outcomes and
+``QUEUE_DONE``: the env's own keys, gathered from every sub-env at every step, cost the vector env
+(and a worker's pipe) more than the step itself once most sub-envs idle. Written by hand: gymnasium's vector envs run one
 episode stream per sub-env with no per-episode seeds.
 """
 
@@ -50,8 +52,8 @@ class EpisodeQueue(gym.Wrapper):
         """Start the queue over; ``seed`` is the evaluation's base seed (``options`` are the episodes' own)."""
         self._base_seed = 0 if seed is None else seed
         self._next, self._idle = 0, None
-        observation, info = self._start_next()
-        return observation, {**info, QUEUE_DONE: False}
+        observation, _ = self._start_next()
+        return observation, {QUEUE_DONE: False}
 
     def step(self, action):
         if self._idle is not None:
@@ -60,14 +62,13 @@ class EpisodeQueue(gym.Wrapper):
         self._return += float(reward)
         self._length += 1
         if not (terminated or truncated):
-            return observation, reward, False, False, {**info, QUEUE_DONE: False}
+            return observation, reward, False, False, {QUEUE_DONE: False}
         outcome = self._outcome(info)
         if self._next < len(self.episodes):
             observation, _ = self._start_next()
-            return observation, reward, False, False, {**info, **outcome, QUEUE_DONE: False}
-        info = {**info, **outcome, QUEUE_DONE: True}
-        self._idle = (observation, 0.0, False, False, {key: value for key, value in info.items() if key == QUEUE_DONE})
-        return observation, reward, False, False, info
+            return observation, reward, False, False, {**outcome, QUEUE_DONE: False}
+        self._idle = (observation, 0.0, False, False, {QUEUE_DONE: True})
+        return observation, reward, False, False, {**outcome, QUEUE_DONE: True}
 
     def _start_next(self) -> tuple[Any, dict]:
         episode = self.episodes[self._next]

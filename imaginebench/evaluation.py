@@ -55,8 +55,8 @@ class EvaluationEnvs:
     Episode ``k`` of a task is the ``k``-th of its level's ``episodes_per_task`` and starts from reset
     seed ``seed + j``, ``j`` its position among the level's episodes (tasks in order), or from entry
     ``k`` of the domain's stored evaluation set. Each task's episodes are split into runs of
-    consecutive ones, one run per sub-env (``max_envs // tasks`` runs a task, at least one and at most
-    ``episodes_per_task``), which plays them back to back; every episode resets with its own seed and
+    consecutive ones, one run per sub-env (runs per task in proportion to its steps, ``max_envs`` runs in
+    all: :func:`_runs_per_task`), which plays them back to back; every episode resets with its own seed and
     start, so the results are those of one fresh env per episode (tested). Keeping the envs saves rebuilding the
     simulators (and starting workers) at every evaluation during training.
     ``workers``: processes stepping the envs, each a contiguous block of them (:class:`WorkerVectorEnv`;
@@ -80,8 +80,7 @@ class EvaluationEnvs:
         domain = get_domain(env_id)
         self.levels = list(levels)
         self.episodes: list[tuple[str, str]] = []  # (level, task) of each episode, in order
-        pairs = [(level, task) for level in levels for task in domain.tasks[level]]
-        per_env = -(-episodes_per_task // max(1, min(episodes_per_task, max_envs // len(pairs))))
+        runs = _runs_per_task(env_id, levels, episodes_per_task, encoder, pooling, max_envs)
         factories = []
         for level in levels:
             offset = 0
@@ -91,10 +90,8 @@ class EvaluationEnvs:
                     queue.append(Episode(len(self.episodes), offset, start))
                     self.episodes.append((level, task))
                     offset += 1
-                for first in range(0, episodes_per_task, per_env):
-                    factories.append(
-                        partial(_make_env, env_id, level, task, encoder, pooling, queue[first : first + per_env])
-                    )
+                for run in np.array_split(np.arange(episodes_per_task), runs[level, task]):
+                    factories.append(partial(_make_env, env_id, level, task, encoder, pooling, [queue[i] for i in run]))
         if workers is None:
             workers = available_cores() if domain.evaluation_in_subprocesses else 1
         workers = min(workers, len(factories))
@@ -178,6 +175,27 @@ def _run_episodes(
             lengths[numbers] = info["outcome_length"][ended]
         done |= info[QUEUE_DONE]
     return success, returns, lengths
+
+
+def _runs_per_task(
+    env_id: str, levels: list[str], episodes_per_task: int, encoder: str, pooling: str, max_envs: int
+) -> dict[tuple[str, str], int]:
+    """How many sub-envs share each task's episodes: in proportion to the task's steps (episodes × its
+    horizon), ``max_envs`` in all, at least one and at most one per episode a task. Equal steps per
+    sub-env keep the workers busy to the end: an evaluation lasts as long as its longest run, and once
+    only a few runs remain each step is mostly overhead."""
+    tasks = [(level, task) for level in levels for task in get_domain(env_id).tasks[level]]
+    if episodes_per_task * len(tasks) <= max_envs:
+        return dict.fromkeys(tasks, episodes_per_task)
+    horizons = {}
+    for level, task in tasks:
+        env = make(env_id, level, task=task, encoder=encoder, pooling=pooling)
+        horizons[level, task] = env.horizon
+        env.close()
+    total = sum(horizons.values())
+    return {
+        pair: min(episodes_per_task, max(1, round(max_envs * horizon / total))) for pair, horizon in horizons.items()
+    }
 
 
 def _stored_starts(domain: Domain, level: str, task: str, episodes: int) -> list[dict | None]:
