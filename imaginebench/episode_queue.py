@@ -7,9 +7,9 @@ out. Here a sub-env plays its queue of episodes back to back, resetting itself b
 episode's own seed and start, and reports each finished episode in ``info``; it never returns
 terminated or truncated, so the vector env never autoresets it, and once its queue is done its steps
 return the last transition again without simulating. Its ``info`` holds only the outcomes and
-``QUEUE_DONE``: the env's own keys, gathered from every sub-env at every step, cost the vector env
-(and a worker's pipe) more than the step itself once most sub-envs idle. Written by hand: gymnasium's vector envs run one
-episode stream per sub-env with no per-episode seeds.
+``QUEUE_DONE``: the env's own keys, gathered from every sub-env at every step, would cost the vector
+env (and a worker's pipe) more than an idle sub-env's step. Written by hand: gymnasium's vector envs
+run one episode stream per sub-env, with no seed per episode.
 """
 
 from __future__ import annotations

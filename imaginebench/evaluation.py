@@ -44,9 +44,10 @@ class LevelResult:
 
 
 MAX_ENVS = 64
-"""Sub-envs an evaluation keeps at most (more only when a level has more tasks): each plays its share of
-the episodes back to back (:mod:`imaginebench.episode_queue`). Enough rows for the batched policy and
-two or more workers; few enough that kept Meta-World scenes hold ~1.3 GB, not 6.7."""
+"""About how many sub-envs an evaluation keeps (each task's share is rounded, and every task gets one):
+each plays its run of episodes back to back (:mod:`imaginebench.episode_queue`). Enough rows for the
+batched policy and two or more workers; few enough that Meta-World's kept scenes (72 sub-envs for its
+four levels) peak at 2.4 GB in one process, where one per episode (320) reached 7.8."""
 
 
 class EvaluationEnvs:
@@ -55,8 +56,8 @@ class EvaluationEnvs:
     Episode ``k`` of a task is the ``k``-th of its level's ``episodes_per_task`` and starts from reset
     seed ``seed + j``, ``j`` its position among the level's episodes (tasks in order), or from entry
     ``k`` of the domain's stored evaluation set. Each task's episodes are split into runs of
-    consecutive ones, one run per sub-env (runs per task in proportion to its steps, ``max_envs`` runs in
-    all: :func:`_runs_per_task`), which plays them back to back; every episode resets with its own seed and
+    consecutive ones, one run per sub-env (runs per task in proportion to its steps, about ``max_envs``
+    runs in all: :func:`_runs_per_task`), which plays them back to back; every episode resets with its own seed and
     start, so the results are those of one fresh env per episode (tested). Keeping the envs saves rebuilding the
     simulators (and starting workers) at every evaluation during training.
     ``workers``: processes stepping the envs, each a contiguous block of them (:class:`WorkerVectorEnv`;
@@ -181,7 +182,7 @@ def _runs_per_task(
     env_id: str, levels: list[str], episodes_per_task: int, encoder: str, pooling: str, max_envs: int
 ) -> dict[tuple[str, str], int]:
     """How many sub-envs share each task's episodes: in proportion to the task's steps (episodes × its
-    horizon), ``max_envs`` in all, at least one and at most one per episode a task. Equal steps per
+    horizon), about ``max_envs`` in all (rounded), at least one and at most one per episode a task. Equal steps per
     sub-env keep the workers busy to the end: an evaluation lasts as long as its longest run, and once
     only a few runs remain each step is mostly overhead."""
     tasks = [(level, task) for level in levels for task in get_domain(env_id).tasks[level]]
