@@ -11,8 +11,8 @@ import numpy as np
 import torch
 
 from imaginebench.envs.domain import Domain
+from imaginebench.envs.episode_queue import QUEUE_DONE, Episode, EpisodeQueue
 from imaginebench.envs.worker_vector_env import WorkerVectorEnv
-from imaginebench.episode_queue import QUEUE_DONE, Episode, EpisodeQueue
 from imaginebench.errors import check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
 from imaginebench.processes import available_cores
@@ -45,7 +45,7 @@ class LevelResult:
 
 MAX_ENVS = 64
 """About how many sub-envs an evaluation keeps (each task's share is rounded, and every task gets one):
-each plays its run of episodes back to back (:mod:`imaginebench.episode_queue`). Enough rows for the
+each plays its run of episodes back to back (:mod:`imaginebench.envs.episode_queue`). Enough rows for the
 batched policy and two or more workers; few enough that Meta-World's kept scenes (72 sub-envs for its
 four levels) peak at 2.4 GB in one process, where one per episode (320) reached 7.8."""
 
