@@ -12,8 +12,9 @@ Three encodings of the same transitions, the same seeded MLP for each (2 × 256 
 - ``flat``: the standardised 10 coordinates, the one-hot action and which ball is asked about (what a grounding
   model's slots carry);
 - ``flat + pairwise``: also every ball-to-ball offset;
-- ``push frame``: per other ball, its offset from the pushed ball along and across the push direction, both balls'
-  positions and the direction (the geometry a collision depends on, given by hand).
+- ``push frame``: per other ball, its offset from the pushed ball along and across the push direction and on the
+  table's axes, both balls' positions and the direction (``imaginebench.envs.clevr.push_frame``, what a grounding
+  model with ``model.action_frame: clevr-push`` reads).
 
 Prints the hit recall (moved balls predicted to move) and false-hit rate (still balls predicted to move) on the
 held-out transitions, every 2,000 updates.
@@ -28,6 +29,7 @@ from torch import Tensor, nn
 
 from imaginebench.datasets.episodes import load_episodes
 from imaginebench.envs.clevr.layout import DIRECTIONS, NUM_ACTIONS, NUM_BALLS
+from imaginebench.envs.clevr.push_frame import push_frame
 
 TOLERANCE = 0.02
 
@@ -36,10 +38,7 @@ def encodings(state: Tensor, next_state: Tensor, action: Tensor) -> tuple[dict[s
     """Per encoding, a ``(transitions, NUM_BALLS, features)`` input; whether each ball moved; which is pushed."""
     balls, after = state.view(-1, NUM_BALLS, 2), next_state.view(-1, NUM_BALLS, 2)
     moved = (after - balls).norm(dim=-1) > TOLERANCE
-    pushed, direction = action // len(DIRECTIONS), action % len(DIRECTIONS)
-    unit = torch.as_tensor(DIRECTIONS, dtype=torch.float32)[direction]
-    unit = unit / unit.norm(dim=-1, keepdim=True)
-    rows = torch.arange(len(action))
+    pushed = action // len(DIRECTIONS)
 
     def per_ball(features: Tensor) -> Tensor:
         return features[:, None].expand(-1, NUM_BALLS, -1)
@@ -47,16 +46,12 @@ def encodings(state: Tensor, next_state: Tensor, action: Tensor) -> tuple[dict[s
     flat = torch.cat([(state - state.mean(0)) / state.std(0), nn.functional.one_hot(action, NUM_ACTIONS)], -1)
     pairwise = (balls[:, :, None] - balls[:, None]).flatten(1)
     pairwise = (pairwise - pairwise.mean(0)) / pairwise.std(0).clamp_min(1e-6)
-    offset = balls - balls[rows, pushed][:, None]
-    along = (offset * unit[:, None]).sum(-1)
-    across = offset[..., 0] * unit[:, None, 1] - offset[..., 1] * unit[:, None, 0]
-    frame = torch.cat([torch.stack([along, across], -1), per_ball(balls[rows, pushed]), balls, per_ball(unit)], -1)
     ball_id = torch.eye(NUM_BALLS).expand(len(action), -1, -1)  # which ball a row asks about
     return (
         {
             "flat": torch.cat([per_ball(flat), ball_id], -1),
             "flat + pairwise": torch.cat([per_ball(torch.cat([flat, pairwise], -1)), ball_id], -1),
-            "push frame": frame,
+            "push frame": push_frame(state, action),
         },
         moved,
         pushed,

@@ -57,18 +57,23 @@ class _Decoder:
         return self.last_hidden
 
 
-def _slot_embedding(module: GroundingModule, kind: int, value: Tensor) -> Tensor:
-    """The input embedding of one state or action slot per row, as :meth:`GroundingModule.embed` makes it."""
+def _slot_embedding(module: GroundingModule, kind: int, value: Tensor, latest_state: Tensor) -> Tensor:
+    """The input embedding of one state or action slot per row, as :meth:`GroundingModule.embed` makes it
+    in a sequence whose latest state slot before it holds ``latest_state`` (an action frame reads it)."""
     size = value.shape[0]
+    states = latest_state[:, None].float().expand(size, 2, module.env_spec.state_dim).clone()
+    actions = _zero_actions(module, size, value.device).repeat_interleave(2, dim=1)
+    if kind == STATE:
+        states[:, 1] = value
+    else:
+        actions[:, 1] = value
     batch = {
-        "token_ids": torch.full((size, 1), module.builder.pad_id, device=value.device),
-        "kinds": torch.full((size, 1), kind, device=value.device),
-        "states": value[:, None]
-        if kind == STATE
-        else value.new_zeros(size, 1, module.env_spec.state_dim, dtype=torch.float32),
-        "actions": value[:, None] if kind == ACTION else _zero_actions(module, size, value.device),
+        "token_ids": torch.full((size, 2), module.builder.pad_id, device=value.device),
+        "kinds": torch.tensor([STATE, kind], device=value.device).expand(size, 2),
+        "states": states,
+        "actions": actions,
     }
-    return module.embed(batch)[:, 0]
+    return module.embed(batch)[:, 1]
 
 
 def _zero_actions(module: GroundingModule, size: int, device: torch.device) -> Tensor:
@@ -148,8 +153,8 @@ def imagine_rollouts(
             context_steps = kept_steps(window)
             decoder = _Decoder(module, _context(module, instructions, states, actions, context_steps), use_cache)
         action = module.predict_action(decoder.last_hidden, temperature, generator)
-        state = module.predict_state(decoder.feed(_slot_embedding(module, ACTION, action)), states[-1])
-        decoder.feed(_slot_embedding(module, STATE, state))
+        state = module.predict_state(decoder.feed(_slot_embedding(module, ACTION, action, states[-1])), states[-1])
+        decoder.feed(_slot_embedding(module, STATE, state, states[-1]))
         context_steps += 1
         actions.append(action)
         states.append(state)

@@ -24,11 +24,13 @@ from torch import Tensor, nn
 
 from datamodules.grounding_prompts import ACTION, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
+from imaginebench.envs.action_frames import get_action_frame
 from imaginebench.errors import check_at_least
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.binned_changes import BinnedChangeHead
 from modules.grounding.generation import explain_rollouts, normalized, token_f1
 from modules.grounding.named_backbones import resolve_backbone
+from modules.grounding.object_frames import ObjectFrameEncoder
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -71,6 +73,7 @@ class GroundingModule(LightningModule):
         max_state_change: float = 0.0,
         standardize_changes: bool = False,
         window_steps: int | None = None,
+        action_frame: str | None = None,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
         the cache on first use), a local HF directory, or None for a Llama of the given sizes built
@@ -101,7 +104,11 @@ class GroundingModule(LightningModule):
         states' scale a head that predicts no change at all costs almost nothing. ``window_steps`` W: the
         rollout window the generation and explanation examples were cut to (LightningCLI links it from
         ``data.window_steps``); kept here so imagination slides its context by the window the model was
-        trained on, and validation explains the last W steps of each held-out rollout."""
+        trained on, and validation explains the last W steps of each held-out rollout. ``action_frame``: the
+        name of an :data:`~imaginebench.envs.action_frames.ACTION_FRAMES` entry; each action slot then also gets an
+        encoding of the latest state seen from the action, object by object (CLEVR-Robot: every ball's offset along
+        and across the push; :class:`ObjectFrameEncoder`), because the slots' flat coordinates and action symbols hide
+        the geometry a collision depends on."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
@@ -172,6 +179,13 @@ class GroundingModule(LightningModule):
         else:
             self.action_projection = nn.Linear(spec.action_dim, width)
             self.action_head = nn.Linear(width, spec.action_dim)
+        self.action_frame = (
+            get_action_frame(action_frame, spec.state_dim, spec.num_actions) if action_frame is not None else None
+        )
+        if self.action_frame is not None:
+            self.action_frame_projection = ObjectFrameEncoder(
+                self.action_frame.objects, self.action_frame.object_dim, width
+            )
         self.register_buffer("state_mean", torch.zeros(spec.state_dim))
         self.register_buffer("state_std", torch.ones(spec.state_dim))
         self.register_buffer("change_scale", torch.ones(spec.state_dim))
@@ -236,12 +250,18 @@ class GroundingModule(LightningModule):
     # ----------------------------------------------------------------------------- forward
 
     def embed(self, batch: dict[str, Tensor]) -> Tensor:
-        """Token embeddings with every slot overwritten by its projected state or action."""
+        """Token embeddings with every slot overwritten by its projected state or action (with an action frame,
+        an action slot reads the state of the latest state slot before it: every prompt puts an action after its
+        state)."""
         tokens = self.lm.get_input_embeddings()(batch["token_ids"])
         kinds = batch["kinds"].unsqueeze(-1)
         raw = batch["states"] if self.hparams.state_values else self.standardize(batch["states"])
         states = self.state_projection(raw).to(tokens.dtype)
-        actions = self.action_projection(batch["actions"]).to(tokens.dtype)
+        actions = self.action_projection(batch["actions"])
+        if self.action_frame is not None:
+            seen_from_action = self.action_frame.features(self.latest_states(batch), batch["actions"])
+            actions = actions + self.action_frame_projection(seen_from_action)
+        actions = actions.to(tokens.dtype)
         return torch.where(kinds == STATE, states, torch.where(kinds == ACTION, actions, tokens))
 
     def decode(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from datamodules.grounding_prompts import ACTION, STATE
+from datamodules.grounding_prompts import ACTION, STATE, TEXT
 from imaginebench.errors import UserInputError
 from modules.grounding.generation import explain_rollouts, imagine_rollouts, normalized, token_f1
 from tests.grounding_fixtures import tiny_datamodule, tiny_module
@@ -132,7 +132,7 @@ class DecodeSpy:
             return decode(embeddings, attention_mask, *args, **kwargs)
 
         def spied_embed(batch):
-            if batch["token_ids"].shape[1] > 1:
+            if bool((batch["kinds"] == TEXT).any()):  # a prompt, not a slot fed on its own
                 self.prompts.append(batch)
             return embed(batch)
 
