@@ -63,25 +63,22 @@ def teacher_forced(checkpoint: str, data: str) -> None:
 def replayed(directory: str) -> None:
     table = Table()
     steps = load_episodes(directory).steps
-    states, actions, next_states = steps["state"].numpy(), steps["action"].view(-1).numpy(), steps["next_state"]
-    counts = {"free": 0, "free_right": 0, "hits": 0, "hits_moved": 0, "hits_right": 0, "free_moved": 0}
-    for state, action, generated in zip(states, actions, next_states.numpy()):
-        if state_violations(state):
-            continue
+    states, actions, generated = steps["state"], steps["action"].view(-1).long(), steps["next_state"]
+    legal = torch.tensor([not state_violations(state) for state in states.numpy()])
+    states, actions, generated = states[legal], actions[legal], generated[legal]
+    simulated = []
+    for state, action in zip(states.numpy(), actions.tolist()):
         table.set_positions(state.reshape(NUM_BALLS, 2))
-        simulated = table.push(int(action)).reshape(-1).astype(np.float32)
-        as_tensors = [torch.as_tensor(x)[None] for x in (state, simulated, generated)]
-        hit = bool(moved_balls(as_tensors[0], as_tensors[1], torch.as_tensor([int(action)])).any())
-        model_moved = bool(moved_balls(as_tensors[0], as_tensors[2], torch.as_tensor([int(action)])).any())
-        right = bool(np.abs(simulated - generated).max() <= TOLERANCE)
-        kind = "hits" if hit else "free"
-        counts[kind] += 1
-        counts[f"{kind}_moved"] += model_moved
-        counts[f"{kind}_right"] += right
+        simulated.append(table.push(action).reshape(-1))
+    simulated = torch.as_tensor(np.stack(simulated), dtype=generated.dtype)
+    hit = moved_balls(states, simulated, actions).any(1)
+    model_moved = moved_balls(states, generated, actions).any(1)
+    right = (simulated - generated).abs().amax(1) <= TOLERANCE
     print(
-        f"{directory}: {counts['free'] + counts['hits']} transitions from legal states; free pushes "
-        f"{counts['free']} ({counts['free_right']} right, {counts['free_moved']} moved a second ball); hits "
-        f"{counts['hits']} (the model moved a second ball in {counts['hits_moved']}, {counts['hits_right']} right)"
+        f"{directory}: {len(states)} transitions from legal states; free pushes {int((~hit).sum())} "
+        f"({int((right & ~hit).sum())} right, {int((model_moved & ~hit).sum())} moved a second ball); hits "
+        f"{int(hit.sum())} (the model moved a second ball in {int((model_moved & hit).sum())}, "
+        f"{int((right & hit).sum())} right)"
     )
 
 

@@ -120,9 +120,8 @@ class COMBO(OfflineRLModule):
         for _ in range(self.hparams.rollout_horizon):
             action, _ = self.sample_actions(step)
             mean, log_std = self.predict(observation(step), action, members)
-            noise = torch.randn(outputs, device=batch.device, dtype=mean.dtype)[
-                members, rows
-            ]  # every member's draw, as before
+            # every member's draw, as before
+            noise = torch.randn(outputs, device=batch.device, dtype=mean.dtype)[members, rows]
             sample = mean + log_std.exp() * noise
             next_step = TensorDict(
                 {"state": step["state"] + sample[:, :-1], "instruction_embedding": step["instruction_embedding"]},
