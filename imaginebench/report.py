@@ -82,12 +82,23 @@ def percent(values: list[float]) -> str:
     return f"{mean:.1f}" if half_width is None else f"{mean:.1f} ± {half_width:.1f}"
 
 
+def _dataset_label(path: str, env_id: str | None) -> str:
+    """A folder in a data root's standard place (``<root>/<env_id>/<name>``) by name; any other by its path,
+    since its name alone (``imaginary-easy``) hides which model or collection made it."""
+    folder = Path(path)
+    return folder.name if folder.parent.name == env_id else str(folder)
+
+
 def data_description(config: dict[str, Any]) -> str:
-    """What a run trained on, from its config: real data (levels, or dataset folders by name), imaginary levels
+    """What a run trained on, from its config: real data (levels, or dataset folders), imaginary levels
     and datasets with the filter that kept them, and the mix."""
     data = config.get("data", {})
-    real = ", ".join([*data.get("real_levels", []), *(Path(path).name for path in data.get("real", []))]) or "–"
-    imaginary = ", ".join([*data.get("imaginary_levels", []), *(Path(path).name for path in data.get("imaginary", []))])
+    env_id = data.get("env_id")
+    real = ", ".join([*data.get("real_levels", []), *(_dataset_label(path, env_id) for path in data.get("real", []))])
+    imaginary = ", ".join(
+        [*data.get("imaginary_levels", []), *(_dataset_label(path, env_id) for path in data.get("imaginary", []))]
+    )
+    real = real or "–"
     if not imaginary or data.get("mix_ratio_real") == 1.0:
         return f"real {real}"
     mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"

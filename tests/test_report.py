@@ -77,8 +77,10 @@ def test_the_seed_part_of_a_run_directory_is_dropped(tmp_path, relative, group):
 
 
 def test_dataset_folders_are_named_and_real_only_runs_say_so_even_with_imaginary_levels_at_ratio_one():
-    oracle = {"data": {"real": ["data/E/real-train", "data/E/real-easy/"], "imaginary_levels": []}}
+    oracle = {"data": {"env_id": "E", "real": ["data/E/real-train", "data/E/real-easy/"], "imaginary_levels": []}}
     assert data_description(oracle) == "real real-train, real-easy"
+    own = {"data": {"env_id": "E", "real_levels": ["train"], "imaginary": ["runs/m1/imaginary-easy"]}}
+    assert data_description(own) == "real train; imaginary runs/m1/imaginary-easy; 50% real"
     assert data_description(
         {"data": {"real_levels": ["train"], "imaginary_levels": ["easy"], "mix_ratio_real": 1.0}}
     ) == ("real train")
