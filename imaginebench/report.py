@@ -2,8 +2,8 @@
 
 Inputs are the files runs and benchmarks write: each run's ``results.json`` (with its ``config.yaml`` beside it),
 ``rollout-quality`` reports, and ``benchmarks/peer_check.py``'s ``peer_<env>.json``. Runs are grouped by their
-directory with the seed part removed (``.../babyai-bc-real/seed0`` and ``.../seed1`` form one group), so a
-group is one configuration over seeds. Success per level has Student's t intervals over seeds (a group of one
+directory with the seed part removed (:mod:`imaginebench.run_groups`), so a group is one configuration over
+seeds; the figures are drawn by :mod:`imaginebench.report_plots`. Success per level has Student's t intervals over seeds (a group of one
 seed shows its mean only); the aggregates over tasks (interquartile mean, probability of improvement,
 performance profiles) follow Agarwal et al. (2021), see :mod:`imaginebench.robust_statistics`.
 """
@@ -11,116 +11,30 @@ performance profiles) follow Agarwal et al. (2021), see :mod:`imaginebench.robus
 from __future__ import annotations
 
 import json
-import math
-import re
 import statistics
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import yaml
-
 from imaginebench.errors import UserInputError
 from imaginebench.levels import IMAGINED_LEVELS, LEVELS
-from imaginebench.plotting import headless_pyplot
+from imaginebench.report_plots import plot_mixing, plot_profiles, plot_runs
 from imaginebench.robust_statistics import bootstrap_interval, interquartile_mean, probability_of_improvement
+from imaginebench.run_groups import (
+    Run,
+    baseline_of,
+    data_description,
+    find_runs,
+    grouped,
+    mean_and_interval,
+    mixing_curves,
+    task_scores,
+)
 from imaginebench.storage import atomic_write_text
-
-SEED_PART = re.compile(r"^(?:(?P<prefix>.+)-)?seed\d+$")
-
-
-@dataclass(frozen=True)
-class Run:
-    group: str
-    results: dict[str, Any]
-    config: dict[str, Any]
-
-
-def run_group(run_dir: Path, root: Path) -> str:
-    """``root/<group>/seed<k>`` → ``<group>``; ``root/<env>/<algo>-seed<k>`` → ``<env>/<algo>``."""
-    parts = list(run_dir.relative_to(root).parts) if run_dir != root else [run_dir.name]
-    match = SEED_PART.match(parts[-1])
-    if match:
-        parts = parts[:-1] + ([match["prefix"]] if match["prefix"] else [])
-    return "/".join(parts) or run_dir.name
-
-
-def find_runs(roots: list[Path]) -> list[Run]:
-    runs = []
-    for root in roots:
-        if not root.is_dir():
-            raise UserInputError(f"{root}: no such directory of runs")
-        for path in sorted(root.rglob("results.json")):
-            if path.parent.name in ("validate", "test"):  # a checkpoint's re-evaluation, not a run of its own
-                continue
-            config_path = path.parent / "config.yaml"
-            config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
-            try:
-                results = json.loads(path.read_text())
-                results["levels"]
-            except (json.JSONDecodeError, KeyError) as error:
-                raise UserInputError(f"{path}: not a results.json written by a run ({error})") from error
-            runs.append(Run(run_group(path.parent, root), results, config or {}))
-    if not runs:
-        raise UserInputError(f"no results.json under {', '.join(map(str, roots))}")
-    return runs
-
-
-def mean_and_interval(values: list[float]) -> tuple[float, float | None]:
-    """Mean and the half-width of its 95 % Student-t interval (``None`` for one value)."""
-    from scipy.stats import t
-
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    return mean, float(t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values)))
 
 
 def percent(values: list[float]) -> str:
     mean, half_width = mean_and_interval([100 * v for v in values])
     return f"{mean:.1f}" if half_width is None else f"{mean:.1f} ± {half_width:.1f}"
-
-
-def _dataset_label(path: str, env_id: str | None) -> str:
-    """A folder in a data root's standard place (``<root>/<env_id>/<name>``) by name; any other by its path,
-    since its name alone (``imaginary-easy``) hides which model or collection made it."""
-    folder = Path(path)
-    return folder.name if folder.parent.name == env_id else str(folder)
-
-
-def data_description(config: dict[str, Any]) -> str:
-    """What a run trained on, from its config: real data (levels, or dataset folders), imaginary levels
-    and datasets with the filter that kept them, and the mix."""
-    data = config.get("data", {})
-    env_id = data.get("env_id")
-    real = ", ".join([*data.get("real_levels", []), *(_dataset_label(path, env_id) for path in data.get("real", []))])
-    imaginary = ", ".join(
-        [*data.get("imaginary_levels", []), *(_dataset_label(path, env_id) for path in data.get("imaginary", []))]
-    )
-    real = real or "–"
-    if not imaginary or data.get("mix_ratio_real") == 1.0:
-        return f"real {real}"
-    mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"
-    kept = f", kept: {'+'.join(data['imaginary_filter'])}" if data.get("imaginary_filter") else ""
-    return f"real {real}; imaginary {imaginary}{kept}; {mix}"
-
-
-def grouped(runs: list[Run]) -> dict[str, list[Run]]:
-    """Runs by group; the seeds of a group must share env, algorithm, budget and data, or the mean means nothing."""
-    groups: dict[str, list[Run]] = {}
-    for run in runs:
-        groups.setdefault(run.group, []).append(run)
-    for group, members in groups.items():
-        shapes = {
-            (m.results["env_id"], m.results["algorithm"], m.results["global_step"], data_description(m.config))
-            for m in members
-        }
-        if len(shapes) > 1:
-            raise UserInputError(
-                f"run group {group}: its seeds differ in env, algorithm, updates or data: {sorted(shapes)}"
-            )
-    return groups
 
 
 def run_table(groups: dict[str, list[Run]]) -> list[str]:
@@ -144,24 +58,6 @@ def run_table(groups: dict[str, list[Run]]) -> list[str]:
             + " |"
         )
     return lines
-
-
-def task_scores(members: list[Run], level: str) -> np.ndarray | None:
-    """``(seeds, tasks)`` success per task of one level (``None`` where a seed did not evaluate it)."""
-    if not all(level in m.results["levels"] and "per_task" in m.results["levels"][level] for m in members):
-        return None
-    tasks = sorted(members[0].results["levels"][level]["per_task"])
-    return np.array([[m.results["levels"][level]["per_task"][t]["success_rate"] for t in tasks] for m in members])
-
-
-def baseline_of(group: str, groups: dict[str, list[Run]]) -> str | None:
-    """The real-data-only group of the same algorithm: ``<prefix>-real`` for the longest prefix of the name."""
-    parts = group.split("-")
-    for cut in range(len(parts) - 1, 0, -1):
-        candidate = "-".join(parts[:cut]) + "-real"
-        if candidate in groups and candidate != group:
-            return candidate
-    return None
 
 
 def aggregate_table(groups: dict[str, list[Run]]) -> list[str]:
@@ -213,36 +109,6 @@ def per_task_tables(groups: dict[str, list[Run]]) -> list[str]:
                 cells.append("–" if None in values else percent([v["success_rate"] for v in values]))
             lines.append(f"| {group} | " + " | ".join(cells) + " |")
     return lines
-
-
-def plot_runs(groups: dict[str, list[Run]], path: Path) -> None:
-    """Success per level with 95 % intervals, one bar per run group."""
-    plt = headless_pyplot()
-
-    figure, axis = plt.subplots(figsize=(10, 5))
-    width = 0.8 / len(groups)
-    for index, (group, members) in enumerate(groups.items()):
-        stats = [
-            mean_and_interval([100 * m.results["levels"][level]["success_rate"] for m in members])
-            if all(level in m.results["levels"] for m in members)
-            else (math.nan, None)  # not evaluated: no bar, as the table shows "–"
-            for level in LEVELS
-        ]
-        axis.bar(
-            [k + index * width for k in range(len(LEVELS))],
-            [mean for mean, _ in stats],
-            width,
-            yerr=[half or 0.0 for _, half in stats],
-            label=group,
-            capsize=2,
-        )
-    axis.set_xticks([k + 0.4 - width / 2 for k in range(len(LEVELS))], LEVELS)
-    axis.set_ylabel("success (%)")
-    axis.set_ylim(0, 100)
-    axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2, frameon=False)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
 
 
 def quality_table(reports: list[dict[str, Any]]) -> list[str]:
@@ -340,31 +206,6 @@ def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
     return loaded
 
 
-def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
-    """Performance profiles (Agarwal et al., 2021): per group, the fraction of its (seed, task) runs over the novel
-    levels whose success exceeds τ, for τ from 0 to 1. ``False`` (no plot) when no group has per-task figures."""
-    plt = headless_pyplot()
-
-    thresholds = np.linspace(0.0, 1.0, 101)
-    figure, axis = plt.subplots(figsize=(7, 4.5))
-    drawn = False
-    for group, members in groups.items():
-        scores = [task_scores(members, level) for level in IMAGINED_LEVELS]
-        if any(s is None for s in scores):
-            continue
-        pooled = np.concatenate([s.ravel() for s in scores])
-        axis.plot(thresholds, [(pooled > tau).mean() for tau in thresholds], label=group)
-        drawn = True
-    if drawn:
-        axis.set_xlabel("success threshold τ (novel levels' tasks)")
-        axis.set_ylabel("fraction of runs above τ")
-        axis.legend(fontsize=7)
-        figure.tight_layout()
-        figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return drawn
-
-
 def write_report(
     run_roots: list[Path],
     out: Path,
@@ -410,6 +251,19 @@ def write_report(
         if plot_profiles(groups, profile):
             written.append(profile)
             lines += ["", f"![performance profiles, {env_id}]({profile.name})"]
+        curves = mixing_curves(groups)
+        if curves:
+            mixing = out.with_name(f"{out.stem}-{env_id}-mixing.png")
+            plot_mixing(groups, curves, mixing)
+            written.append(mixing)
+            points = "; ".join(", ".join(f"{group} ({fraction:g})" for fraction, group in c.points) for c in curves)
+            lines += [
+                "",
+                f"Success against the real fraction of each batch, {env_id}: run groups that differ in nothing else "
+                f"({points}).",
+                "",
+                f"![mixing ratio, {env_id}]({mixing.name})",
+            ]
         if per_task:
             lines += per_task_tables(groups)
     if quality:

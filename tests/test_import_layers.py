@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("buffers", ("datamodules",)),
     ("module", ("modules",)),
-    ("callback", ("callbacks", "imaginebench.report")),
+    ("callback", ("callbacks", "imaginebench.run_groups", "imaginebench.report_plots", "imaginebench.report")),
     ("entry points", ("imaginebench.commands", "imaginebench.benchmark", "imaginebench")),
 ]
 

@@ -10,16 +10,28 @@ import yaml
 
 from imaginebench.commands.main import main
 from imaginebench.errors import UserInputError
-from imaginebench.report import data_description, mean_and_interval, run_group, write_report
+from imaginebench.report import write_report
+from imaginebench.report_plots import algorithm_panels
+from imaginebench.run_groups import (
+    data_description,
+    find_runs,
+    grouped,
+    mean_and_interval,
+    mixing_curves,
+    run_group,
+    variant_labels,
+)
 
 LEVEL_NAMES = ("train", "rephrase", "easy", "hard")
 
 
-def store_run(run_dir: Path, success: dict[str, float], data: dict | None = None, env_id: str = "BabyAI-v0") -> None:
+def store_run(
+    run_dir: Path, success: dict[str, float], data: dict | None = None, env_id: str = "BabyAI-v0", algorithm: str = "BC"
+) -> None:
     run_dir.mkdir(parents=True)
     results = {
         "env_id": env_id,
-        "algorithm": "BC",
+        "algorithm": algorithm,
         "global_step": 2000,
         "episodes_per_task": 5,
         "levels": {level: {"success_rate": rate} for level, rate in success.items()},
@@ -212,3 +224,44 @@ def test_parallel_table_gives_each_job_its_speed_up(tmp_path):
     page = out.read_text()
     assert "| MetaWorld-v0 | evaluation: first | 2 | 40.00 | 25.00 | 1.60× | abc |" in page
     assert "| MetaWorld-v0 | evaluation: kept | 2 | 9.00 | 5.00 | 1.80× | abc |" in page
+
+
+def test_variant_labels_drop_the_shared_prefix_up_to_a_dash():
+    names = ["babyai-bc-real", "babyai-bc-real+imaginary", "babyai-bc-oracle"]
+    assert variant_labels(names) == dict(zip(names, ["real", "real+imaginary", "oracle"]))
+    assert variant_labels(["e-bc-real0.1", "e-bc-real0.25"]) == {"e-bc-real0.1": "real0.1", "e-bc-real0.25": "real0.25"}
+    assert variant_labels(["alone-bc-real"]) == {"alone-bc-real": "alone-bc-real"}
+
+
+def test_plots_have_a_panel_per_algorithm_with_real_first_and_the_oracle_last(tmp_path):
+    for name, algorithm in [("e-bc-oracle", "BC"), ("e-bc-filtered", "BC"), ("e-bc-real", "BC"), ("e-cql-real", "CQL")]:
+        store_run(tmp_path / name / "seed0", dict.fromkeys(LEVEL_NAMES, 0.5), algorithm=algorithm)
+    panels = algorithm_panels(grouped(find_runs([tmp_path])))
+    assert panels == [
+        ("BC", {"e-bc-real": "real", "e-bc-filtered": "filtered", "e-bc-oracle": "oracle"}),
+        ("CQL", {"e-cql-real": "e-cql-real"}),
+    ]
+
+
+def test_groups_that_differ_only_in_the_real_fraction_make_a_mixing_curve(tmp_path):
+    root = tmp_path / "runs"
+    mixed = {"imaginary_levels": ["easy"], "imaginary_filter": ["goal"]}
+    for name, fraction in [("a-real0.1", 0.1), ("a-real1.0", 1.0), ("a-filtered", 0.5), ("a-real0.5", 0.5)]:
+        for seed in (0, 1):
+            store_run(
+                root / name / f"seed{seed}", dict.fromkeys(LEVEL_NAMES, fraction), {**mixed, "mix_ratio_real": fraction}
+            )
+    store_run(
+        root / "a-none" / "seed0",
+        dict.fromkeys(LEVEL_NAMES, 0.3),
+        {"imaginary_levels": ["easy"], "mix_ratio_real": 0.5},
+    )
+    (curve,) = mixing_curves(grouped(find_runs([root])))
+    assert curve.points == [(0.1, "a-real0.1"), (0.5, "a-filtered"), (1.0, "a-real1.0")]  # first by name at 0.5
+    assert curve.description == "BC, real train; imaginary easy, kept: goal"
+    out = tmp_path / "results.md"
+    written = write_report([root], out, [], [], "x")
+    mixing = tmp_path / "results-BabyAI-v0-mixing.png"
+    assert mixing in written and mixing.stat().st_size > 0
+    assert "a-real0.1 (0.1), a-filtered (0.5), a-real1.0 (1)" in out.read_text()
+    assert "![mixing ratio, BabyAI-v0](results-BabyAI-v0-mixing.png)" in out.read_text()

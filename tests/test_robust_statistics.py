@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from imaginebench.report import baseline_of
 from imaginebench.robust_statistics import bootstrap_interval, interquartile_mean, probability_of_improvement
+from imaginebench.run_groups import baseline_of
 
 
 def test_the_interquartile_mean_drops_the_lowest_and_highest_quarter():
