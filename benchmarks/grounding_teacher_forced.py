@@ -14,16 +14,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+import lightning as L
+
 from datamodules.grounding_data import GroundingDataModule
 from datamodules.grounding_prompts import GROUNDING_TASKS
 from imaginebench.levels import LEVELS
+from modules.grounding.model import GroundingModule
 
 
 def teacher_forced_losses(checkpoint: str, env_id: str, level: str, task: str, batches: int) -> dict[str, float]:
-    import lightning as L
-
-    from modules.grounding.model import GroundingModule
-
     module = GroundingModule.load_from_checkpoint(checkpoint, map_location="cpu")
     module.hparams.explanation_eval_rollouts = 0  # losses only
     data = GroundingDataModule(

@@ -3,9 +3,10 @@
 Inputs are the files runs and benchmarks write: each run's ``results.json`` (with its ``config.yaml`` beside it),
 ``rollout-quality`` reports, and ``benchmarks/peer_check.py``'s ``peer_<env>.json``. Runs are grouped by their
 directory with the seed part removed (:mod:`imaginebench.run_groups`), so a group is one configuration over
-seeds; the figures are drawn by :mod:`imaginebench.report_plots`. Success per level has Student's t intervals over seeds (a group of one
-seed shows its mean only); the aggregates over tasks (interquartile mean, probability of improvement,
-performance profiles) follow Agarwal et al. (2021), see :mod:`imaginebench.robust_statistics`.
+seeds; the figures are drawn by :mod:`imaginebench.report_plots`. Success per level has Student's t intervals
+over seeds (a group of one seed shows its mean only); the aggregates over tasks (interquartile mean,
+probability of improvement, performance profiles) follow Agarwal et al. (2021), see
+:mod:`imaginebench.robust_statistics`.
 """
 
 from __future__ import annotations
