@@ -20,6 +20,7 @@ import numpy as np
 from imaginebench.datasets import load_episodes
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.registry import make
+from imaginebench.rollout_quality import one_step_deviations
 
 THRESHOLDS = (0.01, 0.05, 0.1, 0.5)
 
@@ -36,16 +37,14 @@ def deviations(path: str, rollouts: int) -> tuple[np.ndarray, int, np.ndarray]:
     steps = dataset.steps
     state, next_state, action = steps["state"].numpy(), steps["next_state"].numpy(), steps["action"].numpy()
     env.reset(seed=0)  # set_state needs a reset env
-    rows, skipped = [], 0
+    replayed: list[np.ndarray | None] = []
     for start, end in episode_row_ranges(steps)[:rollouts]:
-        for t in range(start, end):
-            if env.state_violations(state[t]):
-                skipped += 1
-                continue
-            env.set_state(state[t])
-            rows.append(np.abs(env.step(action[t])[0]["state"] - next_state[t]))
+        states = np.concatenate([state[start:end], next_state[end - 1 : end]])
+        legal = [not env.state_violations(s) for s in states[:-1]]
+        replayed += one_step_deviations(env, states, action[start:end], legal)
     env.close()
-    return np.array(rows), skipped, state.std(0)
+    rows = [deviation for deviation in replayed if deviation is not None]
+    return np.array(rows), len(replayed) - len(rows), state.std(0)
 
 
 def main(argv: list[str]) -> None:

@@ -47,6 +47,14 @@ def _panel_grid(plt: Any, count: int, height: float) -> tuple[Any, list[Any]]:
     return figure, list(axes[:, 0])
 
 
+def _success_stats(members: list[Run], level: str) -> tuple[float, float | None]:
+    """Success (%) at ``level``: mean and 95 % half-width over seeds; NaN where a seed did not evaluate it (no bar
+    or point, as the table shows "–")."""
+    if not all(level in m.results["levels"] for m in members):
+        return math.nan, None
+    return mean_and_interval([100 * m.results["levels"][level]["success_rate"] for m in members])
+
+
 def plot_runs(groups: dict[str, list[Run]], path: Path) -> None:
     """Success per level with 95 % intervals: a panel per algorithm, a bar per data variant."""
     plt = headless_pyplot()
@@ -56,13 +64,7 @@ def plot_runs(groups: dict[str, list[Run]], path: Path) -> None:
     for axis, (algorithm, labels) in zip(axes, panels):
         width = 0.8 / len(labels)
         for index, (group, label) in enumerate(labels.items()):
-            members = groups[group]
-            stats = [
-                mean_and_interval([100 * m.results["levels"][level]["success_rate"] for m in members])
-                if all(level in m.results["levels"] for m in members)
-                else (math.nan, None)  # not evaluated: no bar, as the table shows "–"
-                for level in LEVELS
-            ]
+            stats = [_success_stats(groups[group], level) for level in LEVELS]
             axis.bar(
                 [k + index * width for k in range(len(LEVELS))],
                 [mean for mean, _ in stats],
@@ -86,8 +88,9 @@ def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
     """Performance profiles (Agarwal et al., 2021): per group, the fraction of its (seed, task) runs over the novel
     levels whose success exceeds τ, for τ from 0 to 1, a panel per algorithm. ``False`` (no plot) when no group has
     per-task figures."""
+    scores = {group: _novel_task_scores(members) for group, members in groups.items()}
     panels = [
-        (algorithm, {group: label for group, label in labels.items() if _novel_task_scores(groups[group])})
+        (algorithm, {group: label for group, label in labels.items() if scores[group]})
         for algorithm, labels in algorithm_panels(groups)
     ]
     panels = [(algorithm, labels) for algorithm, labels in panels if labels]
@@ -99,7 +102,7 @@ def plot_profiles(groups: dict[str, list[Run]], path: Path) -> bool:
     figure, axes = _panel_grid(plt, len(panels), 2.8)
     for axis, (algorithm, labels) in zip(axes, panels):
         for group, label in labels.items():
-            pooled = np.concatenate([s.ravel() for s in _novel_task_scores(groups[group])])
+            pooled = np.concatenate([s.ravel() for s in scores[group]])
             axis.plot(thresholds, [(pooled > tau).mean() for tau in thresholds], label=label, color=colours[label])
         axis.set_ylabel("runs above τ")
         axis.set_title(algorithm, fontsize=10, loc="left")
@@ -123,12 +126,7 @@ def plot_mixing(groups: dict[str, list[Run]], curves: list[MixingCurve], path: P
     for axis, curve in zip(axes[0], curves):
         fractions = [fraction for fraction, _ in curve.points]
         for level in LEVELS:
-            stats = [
-                mean_and_interval([100 * m.results["levels"][level]["success_rate"] for m in groups[group]])
-                if all(level in m.results["levels"] for m in groups[group])
-                else (math.nan, None)
-                for _, group in curve.points
-            ]
+            stats = [_success_stats(groups[group], level) for _, group in curve.points]
             axis.errorbar(
                 fractions,
                 [mean for mean, _ in stats],

@@ -106,14 +106,25 @@ def drift_errors(env: ImagineBenchEnv, states: np.ndarray, actions: np.ndarray) 
 def one_step_errors(env: ImagineBenchEnv, states: np.ndarray, actions: np.ndarray, legal: list[bool]) -> int:
     """Transitions ``states[t], actions[t] → states[t + 1]`` the simulator does not make, each
     started from the generated ``states[t]``; one from a state that is not ``legal`` is an error."""
-    errors = 0
+    return sum(
+        deviation is None or bool(deviation.max() > env.state_tolerance)
+        for deviation in one_step_deviations(env, states, actions, legal)
+    )
+
+
+def one_step_deviations(
+    env: ImagineBenchEnv, states: np.ndarray, actions: np.ndarray, legal: list[bool]
+) -> list[np.ndarray | None]:
+    """Per transition, ``|simulated − generated|`` of the next state, the simulator started from the generated
+    ``states[t]``; ``None`` where that state is not ``legal`` (the simulator cannot be put there)."""
+    deviations: list[np.ndarray | None] = []
     for t, action in enumerate(actions):
         if not legal[t]:
-            errors += 1
+            deviations.append(None)
             continue
         env.set_state(states[t])
-        errors += _differs(env, env.step(action)[0]["state"], states[t + 1])
-    return errors
+        deviations.append(np.abs(env.step(action)[0]["state"] - states[t + 1]))
+    return deviations
 
 
 def _differs(env: ImagineBenchEnv, simulated: np.ndarray, generated: np.ndarray) -> bool:

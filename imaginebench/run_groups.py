@@ -77,21 +77,27 @@ def _dataset_label(path: str, env_id: str | None) -> str:
     return folder.name if folder.parent.name == env_id else str(folder)
 
 
-def data_description(config: dict[str, Any]) -> str:
-    """What a run trained on, from its config: real data (levels, or dataset folders), imaginary levels
-    and datasets with the filter that kept them, and the mix."""
-    data = config.get("data", {})
+def data_sources(data: dict[str, Any]) -> tuple[str, str]:
+    """``(real, imaginary)`` a run's data config reads: levels, or dataset folders; the imaginary part with the
+    filter that kept it (empty without imaginary data)."""
     env_id = data.get("env_id")
     real = ", ".join([*data.get("real_levels", []), *(_dataset_label(path, env_id) for path in data.get("real", []))])
     imaginary = ", ".join(
         [*data.get("imaginary_levels", []), *(_dataset_label(path, env_id) for path in data.get("imaginary", []))]
     )
-    real = real or "–"
+    if imaginary and data.get("imaginary_filter"):
+        imaginary += f", kept: {'+'.join(data['imaginary_filter'])}"
+    return real or "–", imaginary
+
+
+def data_description(config: dict[str, Any]) -> str:
+    """What a run trained on, from its config: :func:`data_sources` and the mix."""
+    data = config.get("data", {})
+    real, imaginary = data_sources(data)
     if not imaginary or data.get("mix_ratio_real") == 1.0:
         return f"real {real}"
     mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"
-    kept = f", kept: {'+'.join(data['imaginary_filter'])}" if data.get("imaginary_filter") else ""
-    return f"real {real}; imaginary {imaginary}{kept}; {mix}"
+    return f"real {real}; imaginary {imaginary}; {mix}"
 
 
 def grouped(runs: list[Run]) -> dict[str, list[Run]]:
@@ -169,9 +175,9 @@ def mixing_curves(groups: dict[str, list[Run]], least_points: int = 3) -> list[M
             default=str,
         )
         families.setdefault(key, {}).setdefault(fraction, group)
-        with_imaginary = {**first.config, "data": {**data, "mix_ratio_real": 0.5}}
+        real, imaginary = data_sources(data)
         descriptions.setdefault(
-            key, f"{first.results['algorithm']}, {data_description(with_imaginary).removesuffix('; 50% real')}"
+            key, f"{first.results['algorithm']}, real {real}" + (f"; imaginary {imaginary}" if imaginary else "")
         )
     return [
         MixingCurve(descriptions[key], sorted(points.items()))

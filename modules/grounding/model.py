@@ -249,17 +249,18 @@ class GroundingModule(LightningModule):
 
     # ----------------------------------------------------------------------------- forward
 
-    def embed(self, batch: dict[str, Tensor]) -> Tensor:
+    def embed(self, batch: dict[str, Tensor], latest_states: Tensor | None = None) -> Tensor:
         """Token embeddings with every slot overwritten by its projected state or action (with an action frame,
         an action slot reads the state of the latest state slot before it: every prompt puts an action after its
-        state)."""
+        state; ``latest_states``: :meth:`latest_states` of ``batch`` where the caller has it already)."""
         tokens = self.lm.get_input_embeddings()(batch["token_ids"])
         kinds = batch["kinds"].unsqueeze(-1)
         raw = batch["states"] if self.hparams.state_values else self.standardize(batch["states"])
         states = self.state_projection(raw).to(tokens.dtype)
         actions = self.action_projection(batch["actions"])
         if self.action_frame is not None:
-            seen_from_action = self.action_frame.features(self.latest_states(batch), batch["actions"])
+            latest = self.latest_states(batch) if latest_states is None else latest_states
+            seen_from_action = self.action_frame.features(latest, batch["actions"])
             actions = actions + self.action_frame_projection(seen_from_action)
         actions = actions.to(tokens.dtype)
         return torch.where(kinds == STATE, states, torch.where(kinds == ACTION, actions, tokens))
@@ -279,14 +280,15 @@ class GroundingModule(LightningModule):
 
     def losses(self, batch: dict[str, Tensor]) -> dict[str, Tensor]:
         """Per-kind losses of next-position prediction on the supervised positions."""
-        hidden = self.decode(self.embed(batch), batch["attention_mask"]).last_hidden_state[:, :-1].float()
+        latest = self.latest_states(batch)  # the action frame's input and the state head's reference
+        hidden = self.decode(self.embed(batch, latest), batch["attention_mask"]).last_hidden_state[:, :-1].float()
         target_kinds = batch["kinds"][:, 1:]
         supervised = batch["supervised"][:, 1:] & batch["attention_mask"][:, 1:].bool()
         zero = hidden.new_zeros(())
         losses = {"state": zero, "action": zero, "text": zero}
         select = supervised & (target_kinds == STATE)
         if select.any():
-            reference = self.latest_states(batch)[:, :-1][select]
+            reference = latest[:, :-1][select]
             losses["state"] = self.state_loss(hidden[select], batch["states"][:, 1:][select], reference)
         select = supervised & (target_kinds == ACTION)
         if select.any():
