@@ -26,7 +26,13 @@ def teacher_forced_losses(checkpoint: str, env_id: str, level: str, task: str, b
     module = GroundingModule.load_from_checkpoint(checkpoint, map_location="cpu")
     module.hparams.explanation_eval_rollouts = 0  # losses only
     data = GroundingDataModule(
-        env_id=env_id, real_levels=[level], val_fraction=0.5, val_batches=batches, seed=0, task_weights={task: 1.0}
+        env_id=env_id,
+        real_levels=[level],
+        val_fraction=0.5,
+        val_batches=batches,
+        seed=0,
+        task_weights={task: 1.0},
+        window_steps=module.hparams.get("window_steps"),  # the windows the model was trained on
     )
     trainer = L.Trainer(logger=False, enable_progress_bar=False, enable_model_summary=False, accelerator="cpu")
     (scores,) = trainer.validate(module, data, verbose=False)

@@ -114,15 +114,18 @@ def per_task_tables(groups: dict[str, list[Run]]) -> list[str]:
 
 def quality_table(reports: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| env | level | rollouts | goal consistency | clean (no transition error) | one-step transition error | drift | illegal states | mean length |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| env | level | rollouts | goal consistency | clean (no transition error) | actions replayed reach the goal | "
+        "one-step transition error | drift | illegal states | mean length |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for report in reports:
         overall = report["overall"]
         one_step, clean = overall["one_step_error_rate"], overall.get("clean_goal_consistency")
+        replayed = overall.get("replayed_goal_consistency")  # absent from reports written before it existed
         lines.append(
             f"| {report['env_id']} | {report['level']} | {overall['rollouts']} | {overall['goal_consistency']:.1%} | "
-            f"{'–' if clean is None else f'{clean:.1%}'} | {'n/a' if one_step is None else f'{one_step:.1%}'} | {overall['drift_error_rate']:.1%} | "
+            f"{'–' if clean is None else f'{clean:.1%}'} | {'–' if replayed is None else f'{replayed:.1%}'} | "
+            f"{'n/a' if one_step is None else f'{one_step:.1%}'} | {overall['drift_error_rate']:.1%} | "
             f"{overall['illegal_state_rate']:.1%} | {overall['mean_length']:.1f} |"
         )
     return lines

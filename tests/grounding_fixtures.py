@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 from lightning.pytorch import Trainer
 
 from datamodules.grounding_data import GroundingDataModule, episode_rollouts
+from datamodules.grounding_prompts import ACTION, STATE
 from imaginebench.collect import collect
 from imaginebench.datasets import load_episodes
+from modules.grounding.generation import _slot_embedding, imagine_rollouts
 from modules.grounding.model import GroundingModule
 
 TINY = {"hidden_size": 32, "num_layers": 2, "num_heads": 2, "intermediate_size": 64, "max_positions": 256}
@@ -65,3 +68,29 @@ def fit_tiny(tmp_path, babyai_real, **module_options) -> tuple[GroundingModule, 
 @pytest.fixture(scope="session")
 def grounded_checkpoint(tmp_path_factory, babyai_real) -> str:
     return fit_tiny(tmp_path_factory.mktemp("grounded"), babyai_real)[1]
+
+
+def assert_decoding_embeds_each_slot_as_training(module: GroundingModule, rollout, steps: int) -> None:
+    """Imagination feeds slots one at a time; each must get the embedding the rollout's training sequence gives it
+    (the first ``steps`` steps), or the model would read generated slots in a form it never saw."""
+    batch = module.builder.collate(
+        [module.builder.generation(rollout.instruction, rollout.states[: steps + 1], rollout.actions[:steps])]
+    )
+    embedded = module.embed(batch)[0]
+    slots = (batch["kinds"][0] != 0).nonzero().flatten()[1:]  # every slot after the first state
+    for step in range(steps):
+        previous = rollout.states[step : step + 1]
+        action_embedding = _slot_embedding(module, ACTION, rollout.actions[step : step + 1], previous)
+        state_embedding = _slot_embedding(module, STATE, rollout.states[step + 1 : step + 2], previous)
+        torch.testing.assert_close(action_embedding[0], embedded[slots[2 * step]])
+        torch.testing.assert_close(state_embedding[0], embedded[slots[2 * step + 1]])
+
+
+def assert_generation_with_a_kv_cache_equals_generation_without(module: GroundingModule, rollouts, steps: int) -> None:
+    first = torch.stack([r.states[0] for r in rollouts])
+    runs = [
+        imagine_rollouts(module, [r.instruction for r in rollouts], first, lambda row, s: False, steps, use_cache=cache)
+        for cache in (True, False)
+    ]
+    torch.testing.assert_close(runs[0].actions, runs[1].actions)
+    torch.testing.assert_close(runs[0].states, runs[1].states)

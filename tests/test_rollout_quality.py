@@ -9,7 +9,7 @@ import torch
 from datamodules.offline_data import OfflineDataModule
 from imaginebench.collect import collect, episode_seed
 from imaginebench.datasets import DatasetError, EpisodeDataset, load_episodes, write_episodes
-from imaginebench.envs.babyai.layout import MOVES, STATE_INDEX
+from imaginebench.envs.babyai.layout import DROP, MOVES, STATE_INDEX
 from imaginebench.envs.halfcheetah import EXPERT_DIR
 from imaginebench.registry import make
 from imaginebench.rollout_quality import check_rollouts, failed_checks, format_quality_table, quality_report
@@ -136,9 +136,24 @@ def test_report_rates_match_the_faults(corrupted):
     assert overall["rollouts_with_one_step_error"] == overall["rollouts_with_drift"] == pytest.approx(2 / 40)
     assert sum(s["rollouts"] for s in report["per_task"].values()) == 40
     assert all(s["one_step_error_rate"] is not None and "drift_error_rate" in s for s in report["per_task"].values())
+    assert overall["replayed_goal_consistency"] == pytest.approx(39 / 40)  # 1 lacks its last action; 2, 3 act right
     header, first = format_quality_table([report]).splitlines()[:2]
-    assert header.split()[3:7] == ["consistent", "clean", "one-step", "drift"]
-    assert first.split()[4:7] == [f"{37 / 40:.1%}", f"{4 / steps:.1%}", f"{2 / steps:.1%}"]
+    assert header.split()[3:8] == ["consistent", "clean", "replayed", "one-step", "drift"]
+    assert first.split()[4:8] == [f"{37 / 40:.1%}", f"{39 / 40:.1%}", f"{4 / steps:.1%}", f"{2 / steps:.1%}"]
+
+
+def test_actions_that_never_act_miss_the_goal_their_generated_states_reach(babyai_real, tmp_path):
+    """Expert states with the action "drop" (nothing carried: nothing happens) at every step: the generated states
+    reach the goal, the replayed actions leave the agent where it started."""
+    real = load_episodes(babyai_real)
+    steps = real.steps.clone()
+    steps["action"][steps["episode_id"] == 4] = DROP
+    checks = {
+        c.episode_id: c
+        for c in check_rollouts(load_episodes(write_episodes(as_imaginary(real, steps), tmp_path / "idle")))
+    }
+    assert checks[4].goal_consistent and not checks[4].actions_reach_goal and checks[4].drift_errors > 0
+    assert all(c.actions_reach_goal for i, c in checks.items() if i != 4)
 
 
 def test_datamodule_filter_drops_exactly_the_failing_rollouts(babyai_real, corrupted):

@@ -9,8 +9,11 @@ from datamodules.grounding_data import GroundingDataModule
 from datamodules.grounding_prompts import ACTION, STATE
 from imaginebench.collect import collect
 from imaginebench.envs.clevr.push_frame import push_frame
-from modules.grounding.generation import _slot_embedding, imagine_rollouts
-from tests.grounding_fixtures import TINY
+from tests.grounding_fixtures import (
+    TINY,
+    assert_decoding_embeds_each_slot_as_training,
+    assert_generation_with_a_kv_cache_equals_generation_without,
+)
 
 
 @pytest.fixture(scope="module")
@@ -60,29 +63,12 @@ def test_an_action_slot_reads_the_state_before_it_seen_from_the_action(clevr):
 
 
 def test_decoding_embeds_each_slot_as_training_embeds_the_same_rollout(clevr):
-    """Imagination feeds slots one at a time; each must get the embedding the rollout's training sequence gives it,
-    or the model would read generated actions in a frame it never saw."""
-    module, rollout = framed_module(clevr), clevr.train_rollouts[1]
-    batch = generation_batch(module, rollout)
-    embedded = module.embed(batch)[0]
-    slots = (batch["kinds"][0] != 0).nonzero().flatten()[1:]  # every slot after the first state
-    for step in range(len(rollout.actions)):
-        previous = rollout.states[step : step + 1]
-        action_embedding = _slot_embedding(module, ACTION, rollout.actions[step : step + 1], previous)
-        state_embedding = _slot_embedding(module, STATE, rollout.states[step + 1 : step + 2], previous)
-        torch.testing.assert_close(action_embedding[0], embedded[slots[2 * step]])
-        torch.testing.assert_close(state_embedding[0], embedded[slots[2 * step + 1]])
+    rollout = clevr.train_rollouts[1]
+    assert_decoding_embeds_each_slot_as_training(framed_module(clevr), rollout, len(rollout.actions))
 
 
 def test_framed_generation_with_a_kv_cache_equals_generation_without(clevr):
-    module, rollouts = framed_module(clevr), clevr.train_rollouts[:3]
-    first = torch.stack([r.states[0] for r in rollouts])
-    runs = [
-        imagine_rollouts(module, [r.instruction for r in rollouts], first, lambda row, s: False, 4, use_cache=cache)
-        for cache in (True, False)
-    ]
-    assert torch.equal(runs[0].actions, runs[1].actions)
-    torch.testing.assert_close(runs[0].states, runs[1].states)
+    assert_generation_with_a_kv_cache_equals_generation_without(framed_module(clevr), clevr.train_rollouts[:3], 4)
 
 
 def test_an_unknown_or_mismatched_frame_is_a_one_line_error_naming_the_option(clevr, babyai_real):
