@@ -10,7 +10,7 @@ import yaml
 
 from imaginebench.commands.main import main
 from imaginebench.errors import UserInputError
-from imaginebench.report import write_report
+from imaginebench.report import quality_table, write_report
 from imaginebench.report_plots import algorithm_panels
 from imaginebench.run_groups import (
     data_description,
@@ -121,6 +121,7 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
         "rollouts": 700,
         "goal_consistency": 0.559,
         "clean_goal_consistency": 0.4,
+        "replayed_goal_consistency": 0.5,
         "one_step_error_rate": None,
         "drift_error_rate": 0.721,
         "illegal_state_rate": 0.403,
@@ -160,7 +161,7 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
         ]
     )
     page = out.read_text()
-    assert "| BabyAI-v0 | rephrase | 700 | 55.9% | 40.0% | n/a | 72.1% | 40.3% | 27.1 |" in page
+    assert "| BabyAI-v0 | rephrase | 700 | 55.9% | 40.0% | 50.0% | n/a | 72.1% | 40.3% | 27.1 |" in page
     assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 40.0 ± 127.1 | 15.0 ± 63.5 |" in page
     assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – | – |" in page
     assert f"wrote {out}" in capsys.readouterr().out
@@ -265,3 +266,17 @@ def test_groups_that_differ_only_in_the_real_fraction_make_a_mixing_curve(tmp_pa
     assert mixing in written and mixing.stat().st_size > 0
     assert "a-real0.1 (0.1), a-filtered (0.5), a-real1.0 (1)" in out.read_text()
     assert "![mixing ratio, BabyAI-v0](results-BabyAI-v0-mixing.png)" in out.read_text()
+
+
+def test_a_quality_report_written_before_the_replayed_column_shows_a_dash_there():
+    overall = {
+        "rollouts": 10,
+        "goal_consistency": 0.5,
+        "clean_goal_consistency": 0.2,
+        "one_step_error_rate": 0.1,
+        "drift_error_rate": 0.3,
+        "illegal_state_rate": 0.0,
+        "mean_length": 9.0,
+    }
+    (row,) = quality_table([{"env_id": "Ball-v0", "level": "easy", "overall": overall}])[2:]
+    assert row == "| Ball-v0 | easy | 10 | 50.0% | 20.0% | – | 10.0% | 30.0% | 0.0% | 9.0 |"
