@@ -70,12 +70,17 @@ def grounded_checkpoint(tmp_path_factory, babyai_real) -> str:
     return fit_tiny(tmp_path_factory.mktemp("grounded"), babyai_real)[1]
 
 
+def generation_batch(module: GroundingModule, rollout, steps: int) -> dict[str, torch.Tensor]:
+    """The generation example of the first ``steps`` steps of ``rollout``, collated alone."""
+    return module.builder.collate(
+        [module.builder.generation(rollout.instruction, rollout.states[: steps + 1], rollout.actions[:steps])]
+    )
+
+
 def assert_decoding_embeds_each_slot_as_training(module: GroundingModule, rollout, steps: int) -> None:
     """Imagination feeds slots one at a time; each must get the embedding the rollout's training sequence gives it
     (the first ``steps`` steps), or the model would read generated slots in a form it never saw."""
-    batch = module.builder.collate(
-        [module.builder.generation(rollout.instruction, rollout.states[: steps + 1], rollout.actions[:steps])]
-    )
+    batch = generation_batch(module, rollout, steps)
     embedded = module.embed(batch)[0]
     slots = (batch["kinds"][0] != 0).nonzero().flatten()[1:]  # every slot after the first state
     for step in range(steps):

@@ -13,6 +13,7 @@ from tests.grounding_fixtures import (
     TINY,
     assert_decoding_embeds_each_slot_as_training,
     assert_generation_with_a_kv_cache_equals_generation_without,
+    generation_batch,
 )
 
 
@@ -43,13 +44,9 @@ def framed_module(datamodule, action_frame: str | None = "clevr-push", **options
     return module.eval()
 
 
-def generation_batch(module, rollout):
-    return module.builder.collate([module.builder.generation(rollout.instruction, rollout.states, rollout.actions)])
-
-
 def test_an_action_slot_reads_the_state_before_it_seen_from_the_action(clevr):
     module, rollout = framed_module(clevr), clevr.train_rollouts[0]
-    batch = generation_batch(module, rollout)
+    batch = generation_batch(module, rollout, len(rollout.actions))
     embedded = module.embed(batch)
     action_slots = (batch["kinds"][0] == ACTION).nonzero().flatten()
     expected = module.action_projection(rollout.actions) + module.action_frame_projection(

@@ -12,6 +12,7 @@ from tests.grounding_fixtures import (
     TINY,
     assert_decoding_embeds_each_slot_as_training,
     assert_generation_with_a_kv_cache_equals_generation_without,
+    generation_batch,
     tiny_datamodule,
 )
 
@@ -25,7 +26,7 @@ def halfcheetah(tmp_path_factory) -> GroundingDataModule:
     return datamodule
 
 
-def reading_module(datamodule: GroundingDataModule, action_reads_state: bool = True):
+def reading_module(datamodule: GroundingDataModule):
     from modules.grounding.model import GroundingModule
 
     torch.manual_seed(0)
@@ -33,18 +34,12 @@ def reading_module(datamodule: GroundingDataModule, action_reads_state: bool = T
         datamodule.env_spec,
         vocabulary=datamodule.vocabulary,
         predict_state_change=True,
-        action_reads_state=action_reads_state,
+        action_reads_state=True,
         window_steps=datamodule.hparams.window_steps,
         **TINY,
     )
     module.use_statistics(datamodule)
     return module.eval()
-
-
-def generation_batch(module, rollout, steps: int):
-    return module.builder.collate(
-        [module.builder.generation(rollout.instruction, rollout.states[: steps + 1], rollout.actions[:steps])]
-    )
 
 
 def test_an_action_slot_adds_the_mlp_of_the_standardised_state_before_it_and_the_action(halfcheetah):
