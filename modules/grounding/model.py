@@ -22,7 +22,7 @@ from lightning.pytorch import LightningModule
 from peft import LoraConfig, get_peft_model
 from torch import Tensor, nn
 
-from datamodules.grounding_prompts import ACTION, STATE, TEXT, SequenceBuilder
+from datamodules.grounding_prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
 from imaginebench.envs.action_frames import get_action_frame
 from imaginebench.errors import check_at_least
@@ -33,6 +33,9 @@ from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.object_frames import ObjectFrameEncoder
 from modules.grounding.state_action_encoder import StateActionEncoder
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
+
+KIND_NAMES = {"state": STATE, "action": ACTION, "text": TEXT}
+"""The loss of each slot kind, as :meth:`GroundingModule.losses` names it."""
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -354,7 +357,9 @@ class GroundingModule(LightningModule):
         """Examples from :class:`~datamodules.grounding_data.GroundingDataModule` become padded
         token/slot tensors here, on the CPU, because the tokenizer belongs to the backbone."""
         if isinstance(batch, list):
-            return self.builder.collate([self.builder.build(example) for example in batch])
+            collated = self.builder.collate([self.builder.build(example) for example in batch])
+            collated["task"] = torch.tensor([GROUNDING_TASKS.index(example.task) for example in batch])
+            return collated
         return batch
 
     def training_step(self, batch: dict[str, Tensor], batch_index: int) -> Tensor:
@@ -363,7 +368,20 @@ class GroundingModule(LightningModule):
         return losses["total"]
 
     def validation_step(self, batch: dict[str, Tensor], batch_index: int) -> None:
+        """The losses of the batch, then of each grounding task's rows on their own (``val/<task>/loss_<kind>``,
+        the kinds that task supervises): ``val/loss_state`` mixes one-step predictions with consequence prompts,
+        whose whole-rollout jumps cost tens of times more and hide how well the model knows the dynamics."""
         self._log_losses("val", self.losses(batch), batch)
+        if "task" not in batch:
+            return
+        for index in batch["task"].unique().tolist():
+            rows = batch["task"] == index
+            part = {key: value[rows] for key, value in batch.items()}
+            losses = self.losses(part)
+            supervised_kinds = part["kinds"][:, 1:][part["supervised"][:, 1:]]
+            kept = {name: losses[name] for name, kind in KIND_NAMES.items() if (supervised_kinds == kind).any()}
+            kept["total"] = losses["total"]
+            self._log_losses(f"val/{GROUNDING_TASKS[index]}", kept, part)
 
     def on_validation_epoch_end(self) -> None:
         """Rollout explanation on held-out real rollouts (with ``window_steps``, their last windows):
@@ -391,7 +409,11 @@ class GroundingModule(LightningModule):
         size = batch["token_ids"].shape[0]
         for name, value in losses.items():
             self.log(
-                f"{prefix}/loss_{name}", value, prog_bar=name == "total", batch_size=size, sync_dist=prefix == "val"
+                f"{prefix}/loss_{name}",
+                value,
+                prog_bar=name == "total" and "/" not in prefix,  # not the per-task losses
+                batch_size=size,
+                sync_dist=prefix.startswith("val"),
             )
 
     def configure_optimizers(self) -> Any:

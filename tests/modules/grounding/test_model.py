@@ -7,7 +7,7 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from datamodules.grounding_data import GroundingDataModule
-from datamodules.grounding_prompts import STATE
+from datamodules.grounding_prompts import GROUNDING_TASKS, STATE
 from imaginebench.commands.lightning_cli import GroundingCLI
 from imaginebench.errors import UserInputError
 from modules.grounding.backbone import word_level_tokenizer
@@ -321,3 +321,35 @@ def test_validation_explains_the_last_window_of_a_long_rollout(babyai_real):
     assert torch.equal(states, rollout.states[-4:]) and torch.equal(actions, rollout.actions[-3:])
     whole = tiny_module(datamodule).explained_part(rollout.states, rollout.actions)
     assert whole[0] is rollout.states and whole[1] is rollout.actions
+
+
+SUPERVISED_KINDS = {
+    "generation": {"state", "action"},
+    "dynamics": {"state"},
+    "consequence": {"state"},
+    "explanation": {"text"},
+}
+
+
+def test_validation_logs_each_grounding_tasks_losses_over_its_own_rows(babyai_real):
+    """``val/loss_state`` mixes one-step predictions with whole-rollout consequence jumps; each task's figure alone
+    is what tells how well the model knows the dynamics."""
+    from lightning.pytorch import Trainer
+
+    datamodule = tiny_datamodule(babyai_real, batch_size=32)
+    module = tiny_module(datamodule)
+    trainer = Trainer(
+        logger=False, enable_progress_bar=False, enable_model_summary=False, limit_val_batches=1, accelerator="cpu"
+    )
+    trainer.validate(module, datamodule, verbose=False)
+    metrics = trainer.callback_metrics
+    batch = module.on_before_batch_transfer(next(iter(datamodule.val_dataloader())), 0)
+    assert set(batch["task"].tolist()) == set(range(len(GROUNDING_TASKS)))
+    for task in GROUNDING_TASKS:
+        rows = batch["task"] == GROUNDING_TASKS.index(task)
+        with torch.no_grad():
+            expected = module.losses({key: value[rows] for key, value in batch.items()})
+        logged = {name.removeprefix(f"val/{task}/loss_") for name in metrics if name.startswith(f"val/{task}/")}
+        assert logged == SUPERVISED_KINDS[task] | {"total"}
+        for name in logged:
+            assert float(metrics[f"val/{task}/loss_{name}"]) == pytest.approx(float(expected[name]), rel=1e-4)
