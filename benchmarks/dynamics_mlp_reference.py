@@ -54,12 +54,12 @@ def main() -> None:
         if update % 1000 == 0 or update == args.updates:
             print(f"update {update}: train batch loss {loss.item():.4f}", flush=True)
     test_states, test_actions, test_next = transitions(args.test)
+    target = (test_next - test_states) / spread
     with torch.no_grad():
-        error = (mlp(inputs(test_states, test_actions)) - (test_next - test_states) / spread).square()
+        error = (mlp(inputs(test_states, test_actions)) - target).square()
     print(
         f"{args.test}: one-step state loss {error.mean().item():.4f} (predicting no change: "
-        f"{((test_next - test_states) / spread).square().mean().item():.4f}); per dimension "
-        + " ".join(f"{v:.4f}" for v in error.mean(0).tolist())
+        f"{target.square().mean().item():.4f}); per dimension " + " ".join(f"{v:.4f}" for v in error.mean(0).tolist())
     )
 
 

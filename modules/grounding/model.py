@@ -34,9 +34,6 @@ from modules.grounding.object_frames import ObjectFrameEncoder
 from modules.grounding.state_action_encoder import StateActionEncoder
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
 
-KIND_NAMES = {"state": STATE, "action": ACTION, "text": TEXT}
-"""The loss of each slot kind, as :meth:`GroundingModule.losses` names it."""
-
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -294,13 +291,14 @@ class GroundingModule(LightningModule):
         )
 
     def losses(self, batch: dict[str, Tensor]) -> dict[str, Tensor]:
-        """Per-kind losses of next-position prediction on the supervised positions."""
+        """Per-kind losses of next-position prediction on the supervised positions, for the kinds (``state``,
+        ``action``, ``text``) the batch supervises, and their weighted ``total``. A kind the batch does not supervise
+        (a batch of one grounding task) is left out, not reported as a loss of 0."""
         latest = self.latest_states(batch)  # the action frame's input and the state head's reference
         hidden = self.decode(self.embed(batch, latest), batch["attention_mask"]).last_hidden_state[:, :-1].float()
         target_kinds = batch["kinds"][:, 1:]
         supervised = batch["supervised"][:, 1:] & batch["attention_mask"][:, 1:].bool()
-        zero = hidden.new_zeros(())
-        losses = {"state": zero, "action": zero, "text": zero}
+        losses: dict[str, Tensor] = {}
         select = supervised & (target_kinds == STATE)
         if select.any():
             reference = latest[:, :-1][select]
@@ -316,11 +314,8 @@ class GroundingModule(LightningModule):
             logits = self.lm.get_output_embeddings()(hidden[select].to(self.lm.get_output_embeddings().weight.dtype))
             losses["text"] = F.cross_entropy(logits.float(), batch["token_ids"][:, 1:][select])
         h = self.hparams
-        losses["total"] = (
-            h.state_loss_weight * losses["state"]
-            + h.action_loss_weight * losses["action"]
-            + h.text_loss_weight * losses["text"]
-        )
+        weights = {"state": h.state_loss_weight, "action": h.action_loss_weight, "text": h.text_loss_weight}
+        losses["total"] = sum((weights[kind] * loss for kind, loss in losses.items()), hidden.new_zeros(()))
         return losses
 
     def predict_action(
@@ -369,7 +364,7 @@ class GroundingModule(LightningModule):
 
     def validation_step(self, batch: dict[str, Tensor], batch_index: int) -> None:
         """The losses of the batch, then of each grounding task's rows on their own (``val/<task>/loss_<kind>``,
-        the kinds that task supervises): ``val/loss_state`` mixes one-step predictions with consequence prompts,
+        the kinds that task supervises, as :meth:`losses` reports them): ``val/loss_state`` mixes one-step predictions with consequence prompts,
         whose whole-rollout jumps cost tens of times more and hide how well the model knows the dynamics."""
         self._log_losses("val", self.losses(batch), batch)
         if "task" not in batch:
@@ -377,11 +372,7 @@ class GroundingModule(LightningModule):
         for index in batch["task"].unique().tolist():
             rows = batch["task"] == index
             part = {key: value[rows] for key, value in batch.items()}
-            losses = self.losses(part)
-            supervised_kinds = part["kinds"][:, 1:][part["supervised"][:, 1:]]
-            kept = {name: losses[name] for name, kind in KIND_NAMES.items() if (supervised_kinds == kind).any()}
-            kept["total"] = losses["total"]
-            self._log_losses(f"val/{GROUNDING_TASKS[index]}", kept, part)
+            self._log_losses(f"val/{GROUNDING_TASKS[index]}", self.losses(part), part)
 
     def on_validation_epoch_end(self) -> None:
         """Rollout explanation on held-out real rollouts (with ``window_steps``, their last windows):
