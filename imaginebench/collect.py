@@ -123,6 +123,7 @@ def build_dataset(
         "produced_by": {},
         "generator": generator,
         "reward_version": domain.reward_version,
+        "states_version": domain.states_version,
     }
     return EpisodeDataset(
         _stack_rows(rows, discrete=domain.action_kind == "discrete"), texts, embeddings.float(), metadata

@@ -14,9 +14,7 @@ def test_assets_sit_at_the_repository_root():
     assert ASSETS_DIR.is_absolute() and (ASSETS_DIR.parent / "pyproject.toml").is_file()
 
 
-@pytest.mark.parametrize(
-    "env_id", ["BabyAI-v0", "Ball-v0", "MetaWorld-v0", "Mujoco-v0"]
-)  # Libero-v0: grounded where its extra is
+@pytest.mark.parametrize("env_id", ["BabyAI-v0", "Ball-v0", "MetaWorld-v0", "Mujoco-v0", "Libero-v0"])
 def test_the_grounded_domains_ship_a_small_model_and_no_data(env_id):
     """Git carries the trained weights only (the frozen backbone is rebuilt); the data are imagined on first use."""
     checkpoint = ASSETS_DIR / env_id / CHECKPOINT_FILE

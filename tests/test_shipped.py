@@ -79,16 +79,17 @@ def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(tiny_a
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == first  # current data are kept
 
 
-def test_data_rewarded_under_an_earlier_reward_are_set_aside_and_imagined_anew(
-    shipped_tiny_model, tmp_path, monkeypatch
+@pytest.mark.parametrize("version", ["reward_version", "states_version"])
+def test_data_made_under_an_earlier_reward_or_states_are_set_aside_and_imagined_anew(
+    shipped_tiny_model, tmp_path, monkeypatch, version
 ):
     first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
-    assert load_episodes(first).metadata["reward_version"] == 1
-    monkeypatch.setattr(babyai, "DOMAIN", replace(babyai.DOMAIN, reward_version=2))  # a release changes the reward
+    assert load_episodes(first).metadata[version] == 1
+    monkeypatch.setattr(babyai, "DOMAIN", replace(babyai.DOMAIN, **{version: 2}))  # a release changes the env
     again = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
-    assert again == first and load_episodes(again).metadata["reward_version"] == 2
+    assert again == first and load_episodes(again).metadata[version] == 2
     sha = load_episodes(again).metadata["generator"]["checkpoint_sha256"]
-    assert load_episodes(first.with_name(f"imaginary-easy.stale-{sha[:8]}-r1")).metadata["reward_version"] == 1
+    assert load_episodes(first.with_name(f"imaginary-easy.stale-{sha[:8]}-r1")).metadata[version] == 1
 
 
 def test_the_train_level_is_never_imagined(shipped_tiny_model, tmp_path):

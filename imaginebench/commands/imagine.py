@@ -234,7 +234,7 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
 
 def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     """Renames data the commands imagined from an earlier shipped model (its checkpoint or settings differ from
-    what ``assets/`` ships now) or under an earlier reward of the env to ``<path>.stale-<sha>-r<reward version>``,
+    what ``assets/`` ships now) or under an earlier reward or states of the env to ``<path>.stale-<sha>-r<reward version>``,
     with a line saying so; True when it did. Data a user imagined from a checkpoint of their own are theirs and
     stay. Nothing is deleted."""
     metadata = read_json(path / "metadata.json") or {}
@@ -243,12 +243,20 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
         return False
     reward_version = metadata_field(metadata, "reward_version")
     made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
-    made_with += [(metadata.get("counts") or {}).get("episodes"), reward_version]
+    made_with += [
+        (metadata.get("counts") or {}).get("episodes"),
+        reward_version,
+        metadata_field(metadata, "states_version"),
+    ]
     shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.rollouts]
-    if made_with == [*shipped, get_domain(env_id).reward_version]:
+    domain = get_domain(env_id)
+    if made_with == [*shipped, domain.reward_version, domain.states_version]:
         return False
     stale = path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}-r{reward_version}")
-    print(f"{path}: imagined from an earlier shipped model or reward; moved to {stale} and imagined anew", flush=True)
+    print(
+        f"{path}: imagined from an earlier shipped model, reward or states; moved to {stale} and imagined anew",
+        flush=True,
+    )
     try:
         path.rename(stale)
     except FileNotFoundError:  # another process of the same run (DDP) moved it first

@@ -45,7 +45,7 @@ METADATA_FIELDS = (
     "counts",
     "produced_by",
 )
-METADATA_DEFAULTS = {"reward_version": 1}
+METADATA_DEFAULTS = {"reward_version": 1, "states_version": 1}
 """Fields added after schema 1, with the value data written before them implicitly have."""
 INDEX_FIELDS = ("episode_id", "step", "task_id", "instruction_id")
 FLAG_FIELDS = ("terminated", "truncated", "success")
@@ -106,6 +106,7 @@ def check_metadata(dataset: EpisodeDataset, expected: dict[str, Any], context: s
 
 FIELD_HINTS = {
     "reward_version": "the env's reward changed since it was made: collect or imagine it again (--overwrite)",
+    "states_version": "the env's states changed since it was made: collect or imagine it again (--overwrite)",
 }
 
 

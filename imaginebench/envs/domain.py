@@ -76,6 +76,9 @@ class Domain:
     """Raised whenever the env's reward changes. Datasets record the version they were rewarded under
     (``metadata.json`` field ``reward_version``, 1 when absent) and loading one of another version is refused,
     so no run learns from rewards the env no longer pays."""
+    states_version: int = 1
+    """Raised whenever the states the env reports change (metadata field ``states_version``, 1 when absent), with
+    the same effect: no run mixes states the env no longer produces with those it does."""
 
     @property
     def grounding_config(self) -> Path:
@@ -92,6 +95,7 @@ class Domain:
             "source": source,
             "state_dim": self.state_dim,
             "reward_version": self.reward_version,
+            "states_version": self.states_version,
         }
 
     def spec(self, embedding_dim: int) -> EnvSpec:

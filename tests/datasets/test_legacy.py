@@ -78,6 +78,7 @@ def test_imaginary_data_under_the_data_root_win_over_the_shipped_model(babyai_da
         ({"level": "hard"}, "level"),
         ({"source": "real"}, "source"),
         ({"reward_version": 2}, "reward_version"),  # rewarded under a reward BabyAI does not pay
+        ({"states_version": 2}, "states_version"),  # states BabyAI does not produce
     ],
 )
 def test_imaginary_data_made_for_something_else_is_refused_naming_file_and_field(babyai_data_root, metadata, field):

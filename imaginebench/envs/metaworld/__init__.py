@@ -29,6 +29,7 @@ DOMAIN = Domain(
     evaluation_in_subprocesses=True,
     action_kind="continuous",
     action_dim=4,
+    states_version=2,  # 2: the reset state shows every object where it is (simulator.reset_observation)
 )
 
 __all__ = ["DOMAIN", "TASKS", "MetaWorldEnv", "MetaWorldExpert", "instruction_texts"]

@@ -34,14 +34,14 @@ BANKS_FILE = Path(__file__).with_name("distractor_banks.json")
 
 def generate_bank(entity: str) -> np.ndarray:
     """``(BANK_SIZE, 7)`` reset states of ``entity`` (deterministic: seeds 0..BANK_SIZE-1)."""
-    from imaginebench.envs.metaworld.simulator import build_sim, read_entities
+    from imaginebench.envs.metaworld.simulator import build_sim, read_entities, reset_observation
 
     task = TASKS[SOURCE_TASK[entity]]
     sim = build_sim(task)
     rows = []
     for seed in range(BANK_SIZE):
         sim.seed(seed)
-        observation, _ = sim.reset()
+        observation = reset_observation(sim)
         rows.append(read_entities(sim, task, observation[:18])[entity])
     sim.close()
     return np.stack(rows)

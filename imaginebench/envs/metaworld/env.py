@@ -84,7 +84,7 @@ class MetaWorldEnv(ImagineBenchEnv):
         self.spec_task = TASKS[self.task]
         sim = self.sim
         sim.seed(int(self.np_random.integers(2**31 - 1)))
-        observation, _ = sim.reset()
+        observation = simulator.reset_observation(sim)
         self.targets = simulator.stage_targets(sim, self.spec_task)
         self.stage, self.step_count, self._last_reward = 0, 0, 0.0
         self.distractor = draw_distractor(self.spec_task.entities, self.np_random)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mujoco
 import numpy as np
 from metaworld.env_dict import ALL_V3_ENVIRONMENTS
 from metaworld.sawyer_xyz_env import SawyerXYZEnv
@@ -34,6 +35,18 @@ def build_sim(task: Task) -> SawyerXYZEnv:
     sim.seed(0)
     sim.reset()
     return sim
+
+
+def reset_observation(sim: SawyerXYZEnv) -> np.ndarray:
+    """The package's reset, observed once MuJoCo has placed the bodies. Some tasks' ``reset_model`` writes joint
+    positions after the last computation of body positions (window-open's and window-close's window slide,
+    faucet-open's handle, make-coffee's machine), so the package's reset observation shows those objects up to 20 cm
+    from where the first step finds them. ``mj_forward`` computes positions without advancing time; the steps that
+    follow are unchanged."""
+    sim.reset()
+    mujoco.mj_forward(sim.model, sim.data)
+    sim._prev_obs = sim._get_curr_obs_combined_no_goal()  # no stale previous frame in the observation either
+    return sim._get_obs()
 
 
 def read_entities(sim: SawyerXYZEnv, task: Task, current: np.ndarray) -> dict[str, np.ndarray]:

@@ -50,6 +50,21 @@ def test_reset_is_deterministic_per_seed(train_env):
     assert not np.array_equal(a["state"], c["state"])
 
 
+@pytest.mark.parametrize(
+    ("level", "task"), [("train", "window-open"), ("train", "faucet-open"), ("easy", "window-close")]
+)
+def test_reset_state_shows_the_objects_where_the_first_step_finds_them(level, task):
+    """The package's reset observation left these objects up to 20 cm from their place (window-close's window
+    already shut), so a rollout imagined from it could succeed at its first state."""
+    env = imaginebench.make("MetaWorld-v0", level=level)
+    obs, _ = env.reset(seed=5, options={"task": task})
+    next_obs, *_ = env.step(np.zeros(4, dtype=np.float32))
+    env.close()
+    objects = slice(4, None)  # everything but the hand and the gripper opening
+    np.testing.assert_allclose(next_obs["state"][objects], obs["state"][objects], atol=1e-3)
+    assert env.unwrapped.success_flags(obs["state"][None]).tolist() == [False]
+
+
 def test_action_moves_the_hand_and_closes_the_gripper(train_env):
     obs, _ = train_env.reset(seed=0, options={"task": "reach"})
     start = obs["state"].copy()
