@@ -17,30 +17,19 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import d3rlpy
-import lightning.pytorch as pl
 import numpy as np
 import torch
-from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
+from ours_training import WARMUP_STEPS, ours_label, train_ours  # benchmarks/ is on sys.path
 
-from datamodules.offline_data import OfflineDataModule
 from datamodules.statistics import mean_and_std
 from imaginebench.datasets import load_episodes
 from imaginebench.evaluation import evaluate_level
 from imaginebench.plotting import headless_pyplot
 from imaginebench.storage import atomic_write_text
-from modules.bc import BC
-from modules.bcq import BCQ
-from modules.cql import CQL
-from modules.discrete_bcq import DiscreteBCQ
-from modules.discrete_cql import DiscreteCQL
-from modules.iql import IQL
-from modules.td3_bc import TD3BC
 
-WARMUP_STEPS = 10
 HIDDEN = [256, 256]
 
 
@@ -116,13 +105,6 @@ def d3rlpy_config(name: str, discrete: bool, batch_size: int, scaler=None):
     return factory() if factory is not None else None
 
 
-OURS = {
-    "discrete": {"BC": BC, "CQL": DiscreteCQL, "BCQ": DiscreteBCQ, "IQL": IQL},
-    "continuous": {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC},
-}
-"""Our class for each of d3rlpy's names, per action kind (d3rlpy's DiscreteCQL is our DiscreteCQL, and so on)."""
-
-
 def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
     """The episodes in d3rlpy's layout: one row per step, observation = state ⊕ instruction embedding."""
     episodes = load_episodes(path)
@@ -150,41 +132,6 @@ def mdp_dataset(path: str, discrete: bool) -> d3rlpy.dataset.MDPDataset:
 
 def is_discrete(path: str) -> bool:
     return load_episodes(path).metadata["action_kind"] == "discrete"
-
-
-def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()) -> tuple[object, float]:
-    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16."""
-    pl.seed_everything(seed, verbose=False)
-    data = OfflineDataModule(
-        args.env,
-        real=[args.data],
-        mix_ratio_real=1.0,
-        batch_size=args.batch_size,
-        batches_per_epoch=args.steps,
-        seed=seed,
-        evaluation_batches=1,
-    )
-    data.setup("fit")
-    module = OURS[data.env_spec["action_kind"]][name](data.env_spec)
-    stopwatch = Stopwatch(WARMUP_STEPS)
-    trainer = pl.Trainer(
-        max_steps=args.steps,
-        accelerator="cpu",
-        precision=getattr(args, "precision", "32-true"),
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        limit_val_batches=0,
-        callbacks=[stopwatch, *callbacks],
-    )
-    trainer.fit(module, datamodule=data)
-    return module.eval(), stopwatch.updates_per_second(args.steps)
-
-
-def ours_label(precision: str) -> str:
-    """Our runs are stored per precision: ``ours`` (float32) and ``ours-bf16`` (``bf16-mixed``)."""
-    return "ours" if precision == "32-true" else "ours-bf16"
 
 
 def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool, scaler=None) -> tuple[object, float]:

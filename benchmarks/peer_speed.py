@@ -23,77 +23,19 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
-import lightning.pytorch as pl
 import torch
-from peer_check import (
-    d3rlpy_config,
-    is_discrete,
-    mdp_dataset,
-    ours_label,
-    state_scaler,
-    train_d3rlpy,
-    train_ours,
-)  # benchmarks/ is on sys.path
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils.flop_counter import flop_registry
+from matrix_flops import FlopCount, MatrixFlops, product_throughput  # benchmarks/ is on sys.path
+from ours_training import ours_label, train_ours  # benchmarks/ is on sys.path
+from peer_check import d3rlpy_config, is_discrete, mdp_dataset, state_scaler, train_d3rlpy
 
 from imaginebench.report import SPEED_HEADER, speed_rows
 from imaginebench.storage import atomic_write_text
 
 FLOP_COUNT_STEPS = 20
-PRODUCT_SHAPES = ((256, 475, 256), (256, 256, 256), (2560, 256, 256))
-"""Batch × in × out of the networks' products: a first layer on state ⊕ instruction embedding, a
-hidden layer, a hidden layer over ten sampled actions per state (CQL, BCQ)."""
 PEAK_DTYPES = {"ours": torch.float32, "ours-bf16": torch.bfloat16, "d3rlpy": torch.float32}
-
-
-def product_throughput(dtype: torch.dtype, repeats: int = 200) -> float:
-    """GFLOP/s of the fastest of :data:`PRODUCT_SHAPES` in ``dtype`` with the process's torch threads."""
-    best = 0.0
-    for rows, inner, columns in PRODUCT_SHAPES:
-        left, right = torch.randn(rows, inner, dtype=dtype), torch.randn(inner, columns, dtype=dtype)
-        for _ in range(10):
-            left @ right
-        start = time.perf_counter()
-        for _ in range(repeats):
-            left @ right
-        best = max(best, 2 * rows * inner * columns * repeats / (time.perf_counter() - start) / 1e9)
-    return best
-
-
-class MatrixFlops(TorchDispatchMode):
-    """Operations of every op torch's FLOP counter knows (matrix products, convolutions, attention),
-    summed. ``FlopCounterMode`` itself also tracks modules, which fails on TensorDict modules."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.total = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
-        count = flop_registry.get(func._overloadpacket)
-        if count is not None:
-            self.total += count(*args, **kwargs, out_val=out)
-        return out
-
-
-class FlopCount(pl.Callback):
-    """Counts the operations of the training updates alone: loading a memory-mapped dataset under a
-    dispatch mode fails, so the count starts after the datamodule's setup."""
-
-    def __init__(self) -> None:
-        self.counter = MatrixFlops()
-
-    def on_train_start(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
-        self.counter.__enter__()
-
-    def on_train_end(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
-        self.counter.__exit__(None, None, None)
 
 
 def ours_flops_per_update(name: str, run: SimpleNamespace) -> float:

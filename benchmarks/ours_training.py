@@ -1,0 +1,62 @@
+"""Our algorithms trained on a real dataset, as the checks against d3rlpy time them (data sampling included, the
+first updates not timed). Kept apart from ``peer_check.py`` so scripts that need no d3rlpy (``update_profile.py``)
+run in ``.venv``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import lightning.pytorch as pl
+from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
+
+from datamodules.offline_data import OfflineDataModule
+from modules.bc import BC
+from modules.bcq import BCQ
+from modules.cql import CQL
+from modules.discrete_bcq import DiscreteBCQ
+from modules.discrete_cql import DiscreteCQL
+from modules.iql import IQL
+from modules.td3_bc import TD3BC
+
+WARMUP_STEPS = 10
+
+OURS = {
+    "discrete": {"BC": BC, "CQL": DiscreteCQL, "BCQ": DiscreteBCQ, "IQL": IQL},
+    "continuous": {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC},
+}
+"""Our class for each of d3rlpy's names, per action kind (d3rlpy's DiscreteCQL is our DiscreteCQL, and so on)."""
+
+
+def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()) -> tuple[object, float]:
+    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16."""
+    pl.seed_everything(seed, verbose=False)
+    data = OfflineDataModule(
+        args.env,
+        real=[args.data],
+        mix_ratio_real=1.0,
+        batch_size=args.batch_size,
+        batches_per_epoch=args.steps,
+        seed=seed,
+        evaluation_batches=1,
+    )
+    data.setup("fit")
+    module = OURS[data.env_spec["action_kind"]][name](data.env_spec)
+    stopwatch = Stopwatch(WARMUP_STEPS)
+    trainer = pl.Trainer(
+        max_steps=args.steps,
+        accelerator="cpu",
+        precision=getattr(args, "precision", "32-true"),
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        limit_val_batches=0,
+        callbacks=[stopwatch, *callbacks],
+    )
+    trainer.fit(module, datamodule=data)
+    return module.eval(), stopwatch.updates_per_second(args.steps)
+
+
+def ours_label(precision: str) -> str:
+    """Our runs are stored per precision: ``ours`` (float32) and ``ours-bf16`` (``bf16-mixed``)."""
+    return "ours" if precision == "32-true" else "ours-bf16"

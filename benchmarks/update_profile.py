@@ -1,0 +1,150 @@
+"""Where one training update's time goes, per algorithm, on the real data as ``peer_speed.py`` times it.
+
+    .venv/bin/python benchmarks/update_profile.py --env MetaWorld-v0 --data data/MetaWorld-v0/real-train \\
+        --algorithms BC TD3BC IQL CQL BCQ [--steps 200] [--threads 1] [--precision 32-true] [--top 12]
+
+For each algorithm: milliseconds per update unprofiled (data sampling included), then, from a second run under
+``torch.profiler``, the self time per update of the matrix products (forward and backward), of the optimizer's kernels
+(Adam, target updates), and of every other torch kernel; what is left is Python: Lightning's loop, TorchRL's losses
+and TensorDict bookkeeping, the autograd engine. Also the time the products would take at this CPU's measured
+matrix-product peak (``matrix_flops.py``), the time drawing a batch alone takes, and, where ``peer_speed.py`` has
+stored d3rlpy's updates/s for the env, the time per update that twice d3rlpy's speed allows. The profiler adds a
+little to every kernel's time, so the kernels' figures are upper bounds and the Python figure a lower one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import lightning.pytorch as pl
+import torch
+from matrix_flops import FlopCount, product_throughput  # benchmarks/ is on sys.path
+from ours_training import WARMUP_STEPS, ours_label, train_ours
+from torch.profiler import ProfilerActivity, profile
+
+from datamodules.offline_data import OfflineDataModule
+
+PRODUCTS = {
+    "aten::mm",
+    "aten::addmm",
+    "aten::bmm",
+    "aten::baddbmm",
+    "aten::addmv",
+    "aten::mv",
+    "aten::_addmm_activation",
+}
+OPTIMIZER_WORDS = ("adam", "_foreach_", "lerp")
+FLOP_COUNT_STEPS = 20
+
+
+class ProfileUpdates(pl.Callback):
+    """Profiles the updates after the warm-up ones (as ``Stopwatch`` times them), CPU kernels only."""
+
+    def __init__(self) -> None:
+        self.profiler = profile(activities=[ProfilerActivity.CPU])
+        self.updates = 0
+
+    def on_train_batch_end(self, trainer: pl.Trainer, *args) -> None:
+        if trainer.global_step == WARMUP_STEPS:
+            self.profiler.__enter__()
+        elif trainer.global_step > WARMUP_STEPS:
+            self.updates += 1
+
+    def on_train_end(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
+        self.profiler.__exit__(None, None, None)
+
+    def top_kernels(self, count: int) -> list[tuple[str, float]]:
+        """The ``count`` torch kernels with the most self time, in milliseconds per update."""
+        events = [event for event in self.profiler.key_averages() if event.key.startswith("aten::")]
+        events.sort(key=lambda event: -event.self_cpu_time_total)
+        return [(event.key, event.self_cpu_time_total / 1000 / self.updates) for event in events[:count]]
+
+    def milliseconds_per_update(self) -> dict[str, float]:
+        """Self time of the kernels per update, by kind: products, optimizer, other."""
+        kinds = {"products": 0.0, "optimizer": 0.0, "other kernels": 0.0}
+        for event in self.profiler.key_averages():
+            if not event.key.startswith("aten::"):
+                continue  # record_function ranges and autograd wrappers: their self time is Python
+            kind = (
+                "products"
+                if event.key in PRODUCTS
+                else "optimizer"
+                if any(word in event.key.lower() for word in OPTIMIZER_WORDS)
+                else "other kernels"
+            )
+            kinds[kind] += event.self_cpu_time_total / 1000
+        return {kind: total / self.updates for kind, total in kinds.items()}
+
+
+def sampling_milliseconds(run: SimpleNamespace, batches: int) -> float:
+    """Drawing a batch from the datamodule alone, as training draws it."""
+    data = OfflineDataModule(
+        run.env, real=[run.data], mix_ratio_real=1.0, batch_size=run.batch_size, batches_per_epoch=batches, seed=0
+    )
+    data.setup("fit")
+    loader = iter(data.train_dataloader())
+    for _ in range(WARMUP_STEPS):
+        next(loader)
+    start = time.perf_counter()
+    for _ in range(batches - WARMUP_STEPS):
+        next(loader)
+    return (time.perf_counter() - start) * 1000 / (batches - WARMUP_STEPS)
+
+
+def twice_d3rlpy_milliseconds(env: str, threads: int, name: str) -> float | None:
+    suffix = "" if threads == 1 else f"_{threads}threads"
+    path = Path(__file__).parent / "results" / f"peer_speed_{env}{suffix}.json"
+    stored = json.loads(path.read_text()).get(name, {}) if path.exists() else {}
+    peer = stored.get("updates_per_second", {}).get("d3rlpy")
+    return 1000 / (2 * statistics.median(peer)) if peer else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="MetaWorld-v0")
+    parser.add_argument("--data", default="data/MetaWorld-v0/real-train")
+    parser.add_argument("--algorithms", nargs="+", default=["BC", "TD3BC", "IQL", "CQL", "BCQ"])
+    parser.add_argument("--steps", type=int, default=200, help="updates per run, the first 10 not counted")
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--precision", default="32-true", choices=["32-true", "bf16-mixed"])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--top", type=int, default=0, help="also list each algorithm's N costliest kernels")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    run = SimpleNamespace(
+        env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, precision=args.precision
+    )
+    peak = product_throughput(torch.float32 if args.precision == "32-true" else torch.bfloat16)
+    sampling = sampling_milliseconds(run, args.steps)
+    print(f"matrix-product peak {peak:.1f} GFLOP/s; drawing a batch {sampling:.2f} ms", flush=True)
+    header = "| algorithm | ms / update | products | products at peak | optimizer | other kernels | Python | 2× d3rlpy needs |"
+    rows = []
+    for name in args.algorithms:
+        total = 1000 / train_ours(name, run, seed=0)[1]
+        profiled = ProfileUpdates()
+        train_ours(name, run, seed=0, callbacks=[profiled])
+        kernels = profiled.milliseconds_per_update()
+        count = FlopCount()
+        train_ours(name, SimpleNamespace(**{**vars(run), "steps": FLOP_COUNT_STEPS}), 0, callbacks=[count])
+        at_peak = count.counter.total / FLOP_COUNT_STEPS / peak / 1e6
+        target = twice_d3rlpy_milliseconds(args.env, args.threads, name)
+        python = max(total - sum(kernels.values()), 0.0)
+        rows.append(
+            f"| {name} ({ours_label(args.precision)}) | {total:.2f} | {kernels['products']:.2f} | {at_peak:.2f} | "
+            f"{kernels['optimizer']:.2f} | {kernels['other kernels']:.2f} | {python:.2f} | "
+            f"{'–' if target is None else f'{target:.2f}'} |"
+        )
+        print(rows[-1], flush=True)
+        for kernel, milliseconds in profiled.top_kernels(args.top):
+            print(f"    {kernel:40s} {milliseconds:.3f} ms", flush=True)
+    print(f"\n{args.env}, {args.threads} thread(s), batch {args.batch_size}, milliseconds per update")
+    print("\n".join([header, "|---|" + "---:|" * 7, *rows]))
+
+
+if __name__ == "__main__":
+    main()
