@@ -40,7 +40,7 @@ def build_sim(task: Task) -> SawyerXYZEnv:
 def reset_observation(sim: SawyerXYZEnv) -> np.ndarray:
     """The package's reset, observed once MuJoCo has placed the bodies. Some tasks' ``reset_model`` writes joint
     positions after the last computation of body positions (window-open's and window-close's window slide,
-    faucet-open's handle, make-coffee's machine), so the package's reset observation shows those objects up to 20 cm
+    faucet-open's handle, make-coffee's machine button), so the package's reset observation shows those objects up to 20 cm
     from where the first step finds them. ``mj_forward`` computes positions without advancing time; the steps that
     follow are unchanged."""
     sim.reset()
