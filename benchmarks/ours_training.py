@@ -5,9 +5,12 @@ run in ``.venv``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
 
 import lightning.pytorch as pl
-from stopwatch import Stopwatch  # benchmarks/ is on sys.path when a script in it runs
+from matrix_flops import FlopCount  # benchmarks/ is on sys.path when a script in it runs
+from stopwatch import Stopwatch
 
 from datamodules.offline_data import OfflineDataModule
 from modules.bc import BC
@@ -19,6 +22,7 @@ from modules.iql import IQL
 from modules.td3_bc import TD3BC
 
 WARMUP_STEPS = 10
+FLOP_COUNT_STEPS = 20
 
 OURS = {
     "discrete": {"BC": BC, "CQL": DiscreteCQL, "BCQ": DiscreteBCQ, "IQL": IQL},
@@ -27,9 +31,8 @@ OURS = {
 """Our class for each of d3rlpy's names, per action kind (d3rlpy's DiscreteCQL is our DiscreteCQL, and so on)."""
 
 
-def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()) -> tuple[object, float]:
-    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16."""
-    pl.seed_everything(seed, verbose=False)
+def real_data_module(args, seed: int) -> OfflineDataModule:
+    """The datamodule every timed run draws from: ``args.data`` only, ``args.steps`` batches of ``args.batch_size``."""
     data = OfflineDataModule(
         args.env,
         real=[args.data],
@@ -40,6 +43,13 @@ def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()
         evaluation_batches=1,
     )
     data.setup("fit")
+    return data
+
+
+def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()) -> tuple[object, float]:
+    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16."""
+    pl.seed_everything(seed, verbose=False)
+    data = real_data_module(args, seed)
     module = OURS[data.env_spec["action_kind"]][name](data.env_spec)
     stopwatch = Stopwatch(WARMUP_STEPS)
     trainer = pl.Trainer(
@@ -60,3 +70,17 @@ def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()
 def ours_label(precision: str) -> str:
     """Our runs are stored per precision: ``ours`` (float32) and ``ours-bf16`` (``bf16-mixed``)."""
     return "ours" if precision == "32-true" else "ours-bf16"
+
+
+def ours_flops_per_update(name: str, args) -> float:
+    """Matrix-product operations of one update, counted over :data:`FLOP_COUNT_STEPS` updates (so an actor updated
+    every other step counts at its rate)."""
+    count = FlopCount()
+    train_ours(name, SimpleNamespace(**{**vars(args), "steps": FLOP_COUNT_STEPS}), 0, callbacks=[count])
+    return count.counter.total / FLOP_COUNT_STEPS
+
+
+def peer_speed_results(env: str, threads: int) -> Path:
+    """The file ``peer_speed.py`` accumulates its runs in, for ``env`` at ``threads`` torch threads."""
+    suffix = "" if threads == 1 else f"_{threads}threads"
+    return Path(__file__).parent / "results" / f"peer_speed_{env}{suffix}.json"

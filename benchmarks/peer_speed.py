@@ -23,25 +23,23 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from pathlib import Path
 from types import SimpleNamespace
 
 import torch
-from matrix_flops import FlopCount, MatrixFlops, product_throughput  # benchmarks/ is on sys.path
-from ours_training import ours_label, train_ours  # benchmarks/ is on sys.path
+from matrix_flops import MatrixFlops, product_throughput  # benchmarks/ is on sys.path
+from ours_training import (  # benchmarks/ is on sys.path
+    FLOP_COUNT_STEPS,
+    ours_flops_per_update,
+    ours_label,
+    peer_speed_results,
+    train_ours,
+)
 from peer_check import d3rlpy_config, is_discrete, mdp_dataset, state_scaler, train_d3rlpy
 
 from imaginebench.report import SPEED_HEADER, speed_rows
 from imaginebench.storage import atomic_write_text
 
-FLOP_COUNT_STEPS = 20
 PEAK_DTYPES = {"ours": torch.float32, "ours-bf16": torch.bfloat16, "d3rlpy": torch.float32}
-
-
-def ours_flops_per_update(name: str, run: SimpleNamespace) -> float:
-    count = FlopCount()
-    train_ours(name, SimpleNamespace(**{**vars(run), "steps": FLOP_COUNT_STEPS}), 0, callbacks=[count])
-    return count.counter.total / FLOP_COUNT_STEPS
 
 
 def d3rlpy_flops_per_update(name: str, run: SimpleNamespace, dataset, discrete: bool, scaler) -> float:
@@ -65,11 +63,7 @@ def main() -> None:
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
     scaler = None if discrete else state_scaler(args.data)
-    path = (
-        Path(__file__).parent
-        / "results"
-        / f"peer_speed_{args.env}{'' if args.threads == 1 else f'_{args.threads}threads'}.json"
-    )
+    path = peer_speed_results(args.env, args.threads)
     results = json.loads(path.read_text()) if path.exists() else {}
     labels = [ours_label(precision) for precision in args.precisions] + ["d3rlpy"]
     dtype_peaks = {dtype: product_throughput(dtype) for dtype in {PEAK_DTYPES[label] for label in labels}}

@@ -18,16 +18,20 @@ import argparse
 import json
 import statistics
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import lightning.pytorch as pl
 import torch
-from matrix_flops import FlopCount, product_throughput  # benchmarks/ is on sys.path
-from ours_training import WARMUP_STEPS, ours_label, train_ours
+from matrix_flops import product_throughput  # benchmarks/ is on sys.path
+from ours_training import (
+    WARMUP_STEPS,
+    ours_flops_per_update,
+    ours_label,
+    peer_speed_results,
+    real_data_module,
+    train_ours,
+)
 from torch.profiler import ProfilerActivity, profile
-
-from datamodules.offline_data import OfflineDataModule
 
 PRODUCTS = {
     "aten::mm",
@@ -39,7 +43,6 @@ PRODUCTS = {
     "aten::_addmm_activation",
 }
 OPTIMIZER_WORDS = ("adam", "_foreach_", "lerp")
-FLOP_COUNT_STEPS = 20
 
 
 class ProfileUpdates(pl.Callback):
@@ -58,47 +61,41 @@ class ProfileUpdates(pl.Callback):
     def on_train_end(self, trainer: pl.Trainer, module: pl.LightningModule) -> None:
         self.profiler.__exit__(None, None, None)
 
-    def top_kernels(self, count: int) -> list[tuple[str, float]]:
-        """The ``count`` torch kernels with the most self time, in milliseconds per update."""
+    def kernel_milliseconds(self) -> dict[str, float]:
+        """Self time per update of every torch kernel, most first. Record-function ranges and autograd wrappers
+        are left out: their self time is Python."""
         events = [event for event in self.profiler.key_averages() if event.key.startswith("aten::")]
         events.sort(key=lambda event: -event.self_cpu_time_total)
-        return [(event.key, event.self_cpu_time_total / 1000 / self.updates) for event in events[:count]]
+        return {event.key: event.self_cpu_time_total / 1000 / self.updates for event in events}
 
     def milliseconds_per_update(self) -> dict[str, float]:
         """Self time of the kernels per update, by kind: products, optimizer, other."""
         kinds = {"products": 0.0, "optimizer": 0.0, "other kernels": 0.0}
-        for event in self.profiler.key_averages():
-            if not event.key.startswith("aten::"):
-                continue  # record_function ranges and autograd wrappers: their self time is Python
+        for kernel, milliseconds in self.kernel_milliseconds().items():
             kind = (
                 "products"
-                if event.key in PRODUCTS
+                if kernel in PRODUCTS
                 else "optimizer"
-                if any(word in event.key.lower() for word in OPTIMIZER_WORDS)
+                if any(word in kernel.lower() for word in OPTIMIZER_WORDS)
                 else "other kernels"
             )
-            kinds[kind] += event.self_cpu_time_total / 1000
-        return {kind: total / self.updates for kind, total in kinds.items()}
+            kinds[kind] += milliseconds
+        return kinds
 
 
-def sampling_milliseconds(run: SimpleNamespace, batches: int) -> float:
-    """Drawing a batch from the datamodule alone, as training draws it."""
-    data = OfflineDataModule(
-        run.env, real=[run.data], mix_ratio_real=1.0, batch_size=run.batch_size, batches_per_epoch=batches, seed=0
-    )
-    data.setup("fit")
-    loader = iter(data.train_dataloader())
+def sampling_milliseconds(run: SimpleNamespace) -> float:
+    """Drawing a batch from the datamodule alone, as training draws it (the first ones not timed)."""
+    loader = iter(real_data_module(run, seed=0).train_dataloader())
     for _ in range(WARMUP_STEPS):
         next(loader)
     start = time.perf_counter()
-    for _ in range(batches - WARMUP_STEPS):
+    for _ in range(run.steps - WARMUP_STEPS):
         next(loader)
-    return (time.perf_counter() - start) * 1000 / (batches - WARMUP_STEPS)
+    return (time.perf_counter() - start) * 1000 / (run.steps - WARMUP_STEPS)
 
 
 def twice_d3rlpy_milliseconds(env: str, threads: int, name: str) -> float | None:
-    suffix = "" if threads == 1 else f"_{threads}threads"
-    path = Path(__file__).parent / "results" / f"peer_speed_{env}{suffix}.json"
+    path = peer_speed_results(env, threads)
     stored = json.loads(path.read_text()).get(name, {}) if path.exists() else {}
     peer = stored.get("updates_per_second", {}).get("d3rlpy")
     return 1000 / (2 * statistics.median(peer)) if peer else None
@@ -120,7 +117,7 @@ def main() -> None:
         env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, precision=args.precision
     )
     peak = product_throughput(torch.float32 if args.precision == "32-true" else torch.bfloat16)
-    sampling = sampling_milliseconds(run, args.steps)
+    sampling = sampling_milliseconds(run)
     print(f"matrix-product peak {peak:.1f} GFLOP/s; drawing a batch {sampling:.2f} ms", flush=True)
     header = "| algorithm | ms / update | products | products at peak | optimizer | other kernels | Python | 2× d3rlpy needs |"
     rows = []
@@ -129,9 +126,7 @@ def main() -> None:
         profiled = ProfileUpdates()
         train_ours(name, run, seed=0, callbacks=[profiled])
         kernels = profiled.milliseconds_per_update()
-        count = FlopCount()
-        train_ours(name, SimpleNamespace(**{**vars(run), "steps": FLOP_COUNT_STEPS}), 0, callbacks=[count])
-        at_peak = count.counter.total / FLOP_COUNT_STEPS / peak / 1e6
+        at_peak = ours_flops_per_update(name, run) / peak / 1e6
         target = twice_d3rlpy_milliseconds(args.env, args.threads, name)
         python = max(total - sum(kernels.values()), 0.0)
         rows.append(
@@ -140,7 +135,7 @@ def main() -> None:
             f"{'–' if target is None else f'{target:.2f}'} |"
         )
         print(rows[-1], flush=True)
-        for kernel, milliseconds in profiled.top_kernels(args.top):
+        for kernel, milliseconds in list(profiled.kernel_milliseconds().items())[: args.top]:
             print(f"    {kernel:40s} {milliseconds:.3f} ms", flush=True)
     print(f"\n{args.env}, {args.threads} thread(s), batch {args.batch_size}, milliseconds per update")
     print("\n".join([header, "|---|" + "---:|" * 7, *rows]))
