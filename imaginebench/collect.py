@@ -122,8 +122,7 @@ def build_dataset(
         "counts": {},
         "produced_by": {},
         "generator": generator,
-        "reward_version": domain.reward_version,
-        "states_version": domain.states_version,
+        **domain.data_versions,
     }
     return EpisodeDataset(
         _stack_rows(rows, discrete=domain.action_kind == "discrete"), texts, embeddings.float(), metadata

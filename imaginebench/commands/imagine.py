@@ -241,17 +241,14 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     generator = metadata.get("generator") or {}
     if Path(str(generator.get("checkpoint", ""))).parts[-2:] != (env_id, CHECKPOINT_FILE):
         return False
-    reward_version = metadata_field(metadata, "reward_version")
+    versions = get_domain(env_id).data_versions
     made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
-    made_with += [
-        (metadata.get("counts") or {}).get("episodes"),
-        reward_version,
-        metadata_field(metadata, "states_version"),
-    ]
+    made_with += [(metadata.get("counts") or {}).get("episodes")]
+    made_with += [metadata_field(metadata, name) for name in versions]
     shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.rollouts]
-    domain = get_domain(env_id)
-    if made_with == [*shipped, domain.reward_version, domain.states_version]:
+    if made_with == [*shipped, *versions.values()]:
         return False
+    reward_version = metadata_field(metadata, "reward_version")
     stale = path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}-r{reward_version}")
     print(
         f"{path}: imagined from an earlier shipped model, reward or states; moved to {stale} and imagined anew",

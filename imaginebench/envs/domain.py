@@ -81,6 +81,11 @@ class Domain:
     the same effect: no run mixes states the env no longer produces with those it does."""
 
     @property
+    def data_versions(self) -> dict[str, int]:
+        """The versions every dataset of this domain records in ``metadata.json`` and must match to be used."""
+        return {"reward_version": self.reward_version, "states_version": self.states_version}
+
+    @property
     def grounding_config(self) -> Path:
         """``lightning_config/grounding/<config_dir>.yaml``, relative to the repository root (where
         every command runs), so the pipeline, benchmarks and tests name it the same way."""
@@ -94,8 +99,7 @@ class Domain:
             "encoder_id": encoder_id,
             "source": source,
             "state_dim": self.state_dim,
-            "reward_version": self.reward_version,
-            "states_version": self.states_version,
+            **self.data_versions,
         }
 
     def spec(self, embedding_dim: int) -> EnvSpec:
