@@ -79,6 +79,22 @@ def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(tiny_a
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == first  # current data are kept
 
 
+def test_data_set_aside_twice_under_the_same_checkpoint_keep_both_copies(tiny_assets, tmp_path, monkeypatch):
+    shipped = tmp_path / "assets"
+    shutil.copytree(tiny_assets, shipped)
+    monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", shipped)
+    first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    sha = load_episodes(first).metadata["generator"]["checkpoint_sha256"]
+    settings = shipped / "BabyAI-v0" / "imagination.json"
+    for extra in (1, 2):  # two releases change the settings, not the checkpoint
+        settings.write_text(json.dumps({**TINY_SETTINGS, "rollouts": TINY_SETTINGS["rollouts"] + extra}))
+        find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    stale = first.with_name(f"imaginary-easy.stale-{sha[:8]}-r1")
+    assert load_episodes(stale).num_episodes == TINY_SETTINGS["rollouts"]
+    assert load_episodes(stale.with_name(stale.name + "-2")).num_episodes == TINY_SETTINGS["rollouts"] + 1
+    assert load_episodes(first).num_episodes == TINY_SETTINGS["rollouts"] + 2
+
+
 @pytest.mark.parametrize("version", ["reward_version", "states_version"])
 def test_data_made_under_an_earlier_reward_or_states_are_set_aside_and_imagined_anew(
     shipped_tiny_model, tmp_path, monkeypatch, version

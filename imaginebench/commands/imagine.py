@@ -232,11 +232,21 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
     )
 
 
+def unused_name(path: Path) -> Path:
+    """``path``, or the first of ``path-2``, ``path-3``, ... that does not exist: data set aside twice under the same
+    checkpoint and reward (new settings, new states) keep both copies instead of failing on the second rename."""
+    candidate, number = path, 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}-{number}")
+    return candidate
+
+
 def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     """Renames data the commands imagined from an earlier shipped model (its checkpoint or settings differ from
-    what ``assets/`` ships now) or under an earlier reward or states of the env to ``<path>.stale-<sha>-r<reward version>``,
-    with a line saying so; True when it did. Data a user imagined from a checkpoint of their own are theirs and
-    stay. Nothing is deleted."""
+    what ``assets/`` ships now) or under an earlier reward or states of the env to
+    ``<path>.stale-<sha>-r<reward version>`` (``-2``, ``-3``, ... when taken), with a line saying so; True when it
+    did. Data a user imagined from a checkpoint of their own are theirs and stay. Nothing is deleted."""
     metadata = read_json(path / "metadata.json") or {}
     generator = metadata.get("generator") or {}
     if Path(str(generator.get("checkpoint", ""))).parts[-2:] != (env_id, CHECKPOINT_FILE):
@@ -249,7 +259,9 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     if made_with == [*shipped, *versions.values()]:
         return False
     reward_version = metadata_field(metadata, "reward_version")
-    stale = path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}-r{reward_version}")
+    stale = unused_name(
+        path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}-r{reward_version}")
+    )
     print(
         f"{path}: imagined from an earlier shipped model, reward or states; moved to {stale} and imagined anew",
         flush=True,
