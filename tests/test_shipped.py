@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -62,10 +63,19 @@ def test_the_users_own_data_win_and_are_not_imagined_over(shipped_tiny_model, tm
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == own
 
 
-def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(tiny_assets, tmp_path, monkeypatch, capsys):
+@pytest.fixture
+def editable_assets(tiny_assets, tmp_path, monkeypatch) -> Path:
+    """A copy of the tiny shipped model that a test may change as a new release would."""
     shipped = tmp_path / "assets"
     shutil.copytree(tiny_assets, shipped)
     monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", shipped)
+    return shipped
+
+
+def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(
+    editable_assets, tmp_path, monkeypatch, capsys
+):
+    shipped = editable_assets
     first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
     old_sha = load_episodes(first).metadata["generator"]["checkpoint_sha256"]
     settings = shipped / "BabyAI-v0" / "imagination.json"
@@ -79,13 +89,10 @@ def test_data_of_an_earlier_shipped_model_are_set_aside_and_imagined_anew(tiny_a
     assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == first  # current data are kept
 
 
-def test_data_set_aside_twice_under_the_same_checkpoint_keep_both_copies(tiny_assets, tmp_path, monkeypatch):
-    shipped = tmp_path / "assets"
-    shutil.copytree(tiny_assets, shipped)
-    monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", shipped)
+def test_data_set_aside_twice_under_the_same_checkpoint_keep_both_copies(editable_assets, tmp_path):
     first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
     sha = load_episodes(first).metadata["generator"]["checkpoint_sha256"]
-    settings = shipped / "BabyAI-v0" / "imagination.json"
+    settings = editable_assets / "BabyAI-v0" / "imagination.json"
     for extra in (1, 2):  # two releases change the settings, not the checkpoint
         settings.write_text(json.dumps({**TINY_SETTINGS, "rollouts": TINY_SETTINGS["rollouts"] + extra}))
         find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
