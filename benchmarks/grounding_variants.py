@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from imaginebench.checkpoints import last_checkpoint
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.storage import atomic_write_text
 
@@ -40,7 +41,7 @@ MISSING = "–"
 
 
 def checkpoint_path(variant: Path) -> Path:
-    return variant / "run" / "checkpoints" / "last.ckpt"
+    return last_checkpoint(variant / "run")
 
 
 def grounding_config(env_id: str) -> Path:

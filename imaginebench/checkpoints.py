@@ -16,8 +16,15 @@ LIGHTNING_CKPT_KEYWORDS = ("best", "last", "hpc")
 
 
 def last_checkpoint(run_dir: Path) -> Path:
-    """Where ``ModelCheckpoint(save_last=True)`` keeps a run's newest checkpoint: what ``--ckpt_path last`` resumes."""
-    return Path(run_dir) / "checkpoints" / "last.ckpt"
+    """Where ``ModelCheckpoint(save_last=True)`` keeps a run's newest checkpoint: what ``--ckpt_path last`` resumes.
+
+    Usually ``checkpoints/last.ckpt``. A run resumed after its directory was moved or copied writes ``last-v1.ckpt``
+    beside it (the checkpoint names its old folder as its last one, so Lightning will not overwrite the file), and
+    ``last.ckpt`` then holds the older state: the newest ``last*.ckpt`` counts, as Lightning's own ``"last"`` reads
+    it. ``checkpoints/last.ckpt`` when there is none."""
+    folder = Path(run_dir) / "checkpoints"
+    candidates = [path for path in folder.glob("last*.ckpt") if path.is_file()]
+    return max(candidates, key=lambda path: path.stat().st_mtime_ns) if candidates else folder / "last.ckpt"
 
 
 def read_lightning_checkpoint(path: str | Path | None, option: str) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ import pytest
 import torch
 import yaml
 
+from imaginebench.checkpoints import last_checkpoint
 from imaginebench.collect import collect
 from imaginebench.commands.lightning_cli import run_grounding_cli, run_lightning_cli
 from imaginebench.datasets.locations import default_dataset_dir
@@ -93,6 +94,21 @@ def test_ckpt_path_last_resumes_the_run_in_its_own_directory(tiny, tmp_path):
     )
     assert list(json.loads((run_dir / "validate" / "results.json").read_text())["levels"]) == ["train"]
     assert json.loads((run_dir / "results.json").read_text()) == report  # the run's own results stay
+
+
+def test_a_moved_run_resumes_from_its_newest_state_every_time(tiny, tmp_path):
+    """A checkpoint names the folder it was written in; resumed in another, Lightning writes ``last-v1.ckpt``
+    beside the old ``last.ckpt``, and the next resume must take the newer file."""
+    fit("bc", tiny)
+    moved = tmp_path / "runs" / "moved" / "bc-seed0"
+    moved.parent.mkdir()
+    (tmp_path / "runs" / "tiny" / "bc-seed0").rename(moved)
+    elsewhere = ["--trainer.logger.init_args.name", "moved", "--ckpt_path", "last"]
+    fit("bc", tiny, *elsewhere, "--trainer.max_epochs", "2")
+    fit("bc", tiny, *elsewhere, "--trainer.max_epochs", "3")
+    assert torch.load(last_checkpoint(moved), weights_only=False)["global_step"] == 9
+    history = json.loads((moved / "results.json").read_text())["history"]
+    assert [entry["global_step"] for entry in history] == [3, 6, 9]
 
 
 def test_a_second_fresh_fit_is_refused_and_changes_nothing(tiny, tmp_path):

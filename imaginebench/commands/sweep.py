@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from imaginebench.checkpoints import last_checkpoint
 from imaginebench.errors import UserInputError
 from imaginebench.processes import CORES_VARIABLE
 from imaginebench.provenance import REPOSITORY, source_commit
@@ -113,7 +114,7 @@ def is_finished(cell: Cell, out: Path) -> bool:
 def run_cell(cell: Cell, out: Path, threads: int) -> dict[str, Any]:
     """Run (or resume) one cell in a fresh process; return its per-level success. Raises on failure."""
     run_dir = cell.run_dir(out)
-    resume = (run_dir / "checkpoints" / "last.ckpt").is_file()
+    resume = last_checkpoint(run_dir).is_file()
     log = out / "logs" / f"{cell.name}-seed{cell.seed}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     environment = {
