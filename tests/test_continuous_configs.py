@@ -19,6 +19,7 @@ from imaginebench.commands.lightning_cli import run_lightning_cli
 from imaginebench.datasets import load_episodes, write_episodes
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.registry import get_domain
+from tests.test_lightning_cli import tiny_config
 
 REPO = Path(__file__).resolve().parents[1]
 ENVS = ("MetaWorld-v0", "Mujoco-v0")
@@ -45,26 +46,16 @@ def data_root(tmp_path_factory) -> Path:
 
 def tiny_run_config(tmp_path: Path) -> Path:
     """Four updates of 16 rows, half of them imaginary; no evaluation (the simulators are the cost)."""
-    config = {
-        "trainer": {
-            "max_epochs": 1,
-            "enable_progress_bar": False,
-            "log_every_n_steps": 2,
-            "callbacks": [],
-            "logger": {
-                "class_path": "lightning.pytorch.loggers.TensorBoardLogger",
-                "init_args": {"save_dir": str(tmp_path / "runs"), "name": "tiny"},
-            },
-        },
-        "data": {
-            "batch_size": 16,
-            "batches_per_epoch": 4,
-            "imaginary_levels": ["easy"],
-            "imaginary_filter": [],
-            "mix_ratio_real": 0.5,
-        },
+    config = yaml.safe_load(tiny_config(tmp_path).read_text())
+    config["trainer"].update({"max_epochs": 1, "log_every_n_steps": 2, "callbacks": []})
+    config["data"] = {
+        "batch_size": 16,
+        "batches_per_epoch": 4,
+        "imaginary_levels": ["easy"],
+        "imaginary_filter": [],
+        "mix_ratio_real": 0.5,
     }
-    path = tmp_path / "tiny.yaml"
+    path = tmp_path / "tiny-run.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
 
