@@ -19,15 +19,10 @@ from imaginebench.commands.lightning_cli import run_lightning_cli
 from imaginebench.datasets import load_episodes, write_episodes
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.registry import get_domain
+from tests.envs.test_domain_contract import algorithm_configs
 from tests.test_lightning_cli import tiny_config
 
-REPO = Path(__file__).resolve().parents[1]
 ENVS = ("MetaWorld-v0", "Mujoco-v0")
-
-
-def algorithm_configs(env_id: str) -> list[Path]:
-    folder = REPO / "lightning_config" / get_domain(env_id).config_dir
-    return [path for path in sorted(folder.glob("*.yaml")) if "model" in yaml.safe_load(path.read_text())]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +56,9 @@ def tiny_run_config(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "config", [path for env_id in ENVS for path in algorithm_configs(env_id)], ids=lambda p: f"{p.parent.name}/{p.stem}"
+    "config",
+    [path for env_id in ENVS for path in algorithm_configs(env_id).values()],
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
 )
 def test_every_continuous_algorithm_config_trains_on_real_and_imaginary_data(config, data_root, tmp_path, monkeypatch):
     monkeypatch.setenv("IMAGINEBENCH_DATA", str(data_root))

@@ -34,6 +34,12 @@ def read_yaml(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
+def algorithm_configs(env_id: str) -> dict[str, Path]:
+    """The env's algorithm configs by name: the files of its config folder that configure a model."""
+    folder = CONFIGS / get_domain(env_id).config_dir
+    return {path.stem: path for path in sorted(folder.glob("*.yaml")) if "model" in read_yaml(path)}
+
+
 @pytest.mark.parametrize("env_id", env_ids())
 def test_every_env_has_a_data_config_agreeing_with_its_domain(env_id):
     domain = get_domain(env_id)
@@ -51,12 +57,13 @@ def test_every_env_has_a_data_config_agreeing_with_its_domain(env_id):
 def test_every_env_has_algorithm_configs_including_the_pipeline_default(env_id):
     folder = CONFIGS / get_domain(env_id).config_dir
     assert (folder / "trainer.yaml").is_file(), f"missing {folder / 'trainer.yaml'}"
-    algorithms = {path.stem: read_yaml(path) for path in sorted(folder.glob("*.yaml")) if "model" in read_yaml(path)}
+    algorithms = algorithm_configs(env_id)
     assert PIPELINE_ALGO in algorithms, (
         f"missing {folder / f'{PIPELINE_ALGO}.yaml'} (algorithm configs there: {sorted(algorithms)})"
     )
-    for name, config in algorithms.items():
-        assert (folder / config["data"]).is_file(), f"{folder / f'{name}.yaml'}: data {config['data']!r} does not exist"
+    for path in algorithms.values():
+        data = read_yaml(path)["data"]
+        assert (folder / data).is_file(), f"{path}: data {data!r} does not exist"
 
 
 @pytest.mark.parametrize("env_id", env_ids())
