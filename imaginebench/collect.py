@@ -18,7 +18,7 @@ from tensordict import TensorDict
 from imaginebench.datasets import EpisodeDataset
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.datasets.sharded import write_sharded
-from imaginebench.errors import check_at_least, check_can_create, naming
+from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, InstructionTable
 from imaginebench.levels import resolve_level
 from imaginebench.processes import available_cores
@@ -45,9 +45,10 @@ def episode_seed(seed: int, index: int) -> int:
 
 
 def run_expert_episodes(
-    env_id: str, level: str, indices: range, seed: int, encoder: str, pooling: str
+    env_id: str, level: str, indices: range, seed: int, encoder: str, pooling: str, epsilon: float = 0.0
 ) -> EpisodeDataset:
-    """Roll out the domain's expert for the given episode indices (tasks assigned round-robin)."""
+    """Roll out the domain's expert for the given episode indices (tasks assigned round-robin). ``epsilon``
+    (discrete actions): each step takes, and records, a uniformly random action with that probability."""
     domain = get_domain(env_id)
     env = make(env_id, level, encoder=encoder, pooling=pooling)
     tasks = list(domain.tasks[level])
@@ -61,6 +62,8 @@ def run_expert_episodes(
         done, t = False, 0
         while not done:
             action = expert(env)
+            if epsilon and noise.random() < epsilon:
+                action = int(noise.integers(env.action_space.n))
             executed = action
             if domain.collect_action_noise:
                 executed = np.clip(
@@ -86,6 +89,8 @@ def run_expert_episodes(
             obs, done, t = next_obs, terminated or truncated, t + 1
     env.close()
     generator = {"kind": "expert", "seed": seed, "action_noise": domain.collect_action_noise}
+    if epsilon:
+        generator["epsilon"] = epsilon
     return build_dataset(env_id, level, env.instructions, rows, list(texts), "real", generator)
 
 
@@ -158,8 +163,12 @@ def collect(
     progress: bool = True,
     wait: bool = False,
     workers: int = 1,
+    epsilon: float = 0.0,
 ) -> Path:
     """Collect ``episodes`` expert episodes of ``level`` into the dataset directory ``out``.
+
+    ``epsilon`` (discrete actions): a random action, taken and recorded, at that share of the steps, so the data
+    show what actions the expert never takes do (a pick-up on an empty cell, a toggle of an open door).
 
     ``wait``: when another process is writing ``out``, wait for it and use what it wrote instead of
     failing; for collection on first use, where two runs may start at once. ``workers``: processes
@@ -167,6 +176,10 @@ def collect(
     that calls this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard."""
     level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
     check_at_least(1, {"--episodes": episodes, "--workers": workers})
+    if epsilon and not (0 < epsilon <= 1 and get_domain(env_id).action_kind == "discrete"):
+        raise UserInputError(
+            f"--epsilon: needs a discrete action space and 0 < epsilon <= 1, got {epsilon} for {env_id}"
+        )
     config = {
         "env_id": env_id,
         "level": level,
@@ -175,10 +188,13 @@ def collect(
         "encoder": encoder,
         "pooling": pooling,
         "shard_episodes": shard_episodes,
+        **({"epsilon": epsilon} if epsilon else {}),
     }
     if workers > 1:
         instruction_table(env_id, level, encoder, pooling)  # encoded once here, not raced for by every worker
-    produce = partial(run_expert_episodes, env_id, level, seed=seed, encoder=encoder, pooling=pooling)  # picklable
+    produce = partial(
+        run_expert_episodes, env_id, level, seed=seed, encoder=encoder, pooling=pooling, epsilon=epsilon
+    )  # picklable
     return write_sharded(
         produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait, workers
     )

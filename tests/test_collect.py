@@ -135,3 +135,21 @@ def test_collect_command_writes_a_dataset_and_reports_success(tmp_path):
     assert load_episodes(tmp_path / "ds").metadata["produced_by"]["config"]["seed"] == 2
     again = run_cli("collect", "--env", "BabyAI-v0", "--episodes", "4", "--out", str(tmp_path / "ds"))
     assert again.returncode != 0 and "already exists" in again.stderr
+
+
+def test_epsilon_takes_and_records_random_actions_whose_transitions_the_simulator_makes(tmp_path):
+    from imaginebench.rollout_quality import check_rollouts
+
+    expert = load_episodes(collect("BabyAI-v0", "train", 12, tmp_path / "expert", seed=3, progress=False))
+    noisy = load_episodes(collect("BabyAI-v0", "train", 12, tmp_path / "noisy", seed=3, progress=False, epsilon=0.5))
+    assert noisy.metadata["generator"]["epsilon"] == 0.5 and "epsilon" not in expert.metadata["generator"]
+    assert noisy.num_steps > expert.num_steps  # random steps lengthen the episodes
+    assert all(check.drift_errors == 0 for check in check_rollouts(noisy))  # the recorded actions were the ones taken
+    assert not torch.equal(noisy.steps["action"][:20], expert.steps["action"][:20])
+
+
+def test_epsilon_needs_discrete_actions_and_a_probability(tmp_path):
+    with pytest.raises(UserInputError, match="--epsilon: needs a discrete action space and 0 < epsilon <= 1"):
+        collect("BabyAI-v0", "train", 2, tmp_path / "a", progress=False, epsilon=1.5)
+    with pytest.raises(UserInputError, match="got 0.1 for Mujoco-v0"):
+        collect("Mujoco-v0", "train", 2, tmp_path / "b", progress=False, epsilon=0.1)

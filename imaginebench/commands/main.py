@@ -105,6 +105,12 @@ def collect_main(argv: list[str]) -> None:
     parser.add_argument(
         "--workers", type=int, default=None, help="processes collecting shards at once (default: all cores)"
     )
+    parser.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.0,
+        help="discrete actions: share of steps that take (and record) a uniformly random action",
+    )
     args = parser.parse_args(argv)
 
     from imaginebench.collect import collect, format_success_table
@@ -121,6 +127,7 @@ def collect_main(argv: list[str]) -> None:
         pooling=args.pooling,
         overwrite=args.overwrite,
         workers=available_cores() if args.workers is None else args.workers,
+        epsilon=args.epsilon,
     )
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")

@@ -37,6 +37,9 @@ class ImagineBenchEnv(gym.Env):
     """Whether a state vector fixes everything the next ``step`` depends on, so ``set_state`` can
     put the simulator in any legal state (the one-step transition check needs it)."""
 
+    state_fields: tuple[str, ...] = ()
+    """Names of the state vector's dimensions where the domain has them; reports print indices otherwise."""
+
     env_id: str = ""
     state_space: gym.spaces.Box
 

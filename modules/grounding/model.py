@@ -25,14 +25,12 @@ from torch import Tensor, nn
 from datamodules.grounding_prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
 from imaginebench.envs.action_frames import get_action_frame
-from imaginebench.envs.slot_words import get_slot_words
 from imaginebench.errors import check_at_least
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.binned_changes import BinnedChangeHead
 from modules.grounding.generation import explain_rollouts, normalized, token_f1
 from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.object_frames import ObjectFrameEncoder
-from modules.grounding.slot_words import init_slots_from_words
 from modules.grounding.state_action_encoder import StateActionEncoder
 from modules.grounding.whole_number_states import WholeNumberStateEmbedding, WholeNumberStateHead
 
@@ -78,7 +76,6 @@ class GroundingModule(LightningModule):
         window_steps: int | None = None,
         action_frame: str | None = None,
         action_reads_state: bool = False,
-        slot_words: str | None = None,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
         the cache on first use), a local HF directory, or None for a Llama of the given sizes built
@@ -116,11 +113,7 @@ class GroundingModule(LightningModule):
         the geometry a collision depends on. ``action_reads_state``: each action slot also gets an MLP of the
         standardised latest state and the action (:class:`StateActionEncoder`), the input of a learned dynamics
         model, because a backbone that reads state and action in separate slots predicted HalfCheetah's next state
-        with four times the squared error of an MLP. ``slot_words``: the name of a
-        :data:`~imaginebench.envs.slot_words.SLOT_WORDS` entry (with ``state_values`` and discrete actions); each
-        (dimension, value) embedding and each action embedding starts from the backbone's embeddings of the words
-        naming it ("locked door", "yellow key", "pick up"), so a pretrained model's knowledge of those words reaches
-        the slots (:func:`~modules.grounding.slot_words.init_slots_from_words`)."""
+        with four times the squared error of an MLP."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
@@ -142,8 +135,6 @@ class GroundingModule(LightningModule):
                 "state_change_bin_width"
             )
         check_at_least(1, {"model.window_steps": window_steps})
-        if slot_words is not None and not state_values:
-            raise ValueError("grounding: slot_words names the values of a whole-number state: it needs state_values")
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
         backbone_dir = resolve_backbone(backbone)
@@ -199,16 +190,6 @@ class GroundingModule(LightningModule):
         if self.action_frame is not None:
             self.action_frame_projection = ObjectFrameEncoder(
                 self.action_frame.objects, self.action_frame.object_dim, width
-            )
-        if slot_words is not None:
-            words = get_slot_words(slot_words, spec.state_dim, spec.num_actions)
-            init_slots_from_words(
-                self.state_projection.table,
-                state_values,
-                self.action_projection,
-                words,
-                self.tokenizer,
-                lm.get_input_embeddings(),
             )
         self.state_action_encoder = (
             StateActionEncoder(spec.state_dim, spec.action_dim, spec.num_actions, width) if action_reads_state else None

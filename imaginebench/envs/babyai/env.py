@@ -30,6 +30,7 @@ from imaginebench.envs.babyai.layout import (
     PICKUP,
     ROOM_SIZE,
     STATE_DIM,
+    STATE_FIELDS,
     STATE_HIGH,
     TOGGLE,
     World,
@@ -112,6 +113,7 @@ class BabyAIEnv(ImagineBenchEnv):
     env_id = "BabyAI-v0"
     metadata = {"render_modes": ["rgb_array"], "render_fps": 8}
     state_space = spaces.Box(0.0, STATE_HIGH, (STATE_DIM,), np.float32)
+    state_fields = STATE_FIELDS
     action_space = spaces.Discrete(NUM_ACTIONS)
     horizon = HORIZON
     state_determines_simulator = True
