@@ -104,6 +104,7 @@ class GroundingDataModule(LightningDataModule):
         encoder: str = DEFAULT_ENCODER,
         collect_if_missing: int = 0,
         window_steps: int | None = None,
+        dynamics_real: list[str] = [],
     ) -> None:
         """``real``: dataset directories, which must exist; ``real_levels``: also the default real dataset
         of these levels, collected on first use with ``collect_if_missing`` episodes (as
@@ -112,7 +113,10 @@ class GroundingDataModule(LightningDataModule):
         frequency of each grounding task (default: equal, as KALM). ``window_steps`` W: generation and
         explanation examples of a rollout longer than W steps read a window of it (:func:`rollout_window`),
         so long horizons ground at the cost of W steps; LightningCLI links it into the model, whose
-        imagination slides its context by it. ``None``: whole rollouts."""
+        imagination slides its context by it. ``None``: whole rollouts. ``dynamics_real``: dataset directories whose
+        transitions train dynamics prediction only, drawn with the real training rollouts in proportion to their
+        number: data whose actions are not behaviour to imitate (``imaginebench collect --epsilon``'s random
+        steps), held out of validation."""
         super().__init__()
         with naming("data.env_id"):
             get_domain(env_id)
@@ -139,6 +143,7 @@ class GroundingDataModule(LightningDataModule):
             raise UserInputError("data.real and data.real_levels are both empty: grounding needs real episodes")
         self.real = [str(p) for p in real]
         self.real_levels = list(real_levels)
+        self.dynamics_real = [str(p) for p in dynamics_real]
         self.task_names = [t for t in GROUNDING_TASKS if weights.get(t, 0) > 0]
         self.task_probabilities = np.array([weights[t] for t in self.task_names]) / sum(
             weights[t] for t in self.task_names
@@ -146,6 +151,7 @@ class GroundingDataModule(LightningDataModule):
         self.encoder = encoder
         self.train_rollouts: list[Rollout] = []
         self.val_rollouts: list[Rollout] = []
+        self.dynamics_rollouts: list[Rollout] = []
         self._rank = 0
         self._epochs_started = 0
 
@@ -176,6 +182,11 @@ class GroundingDataModule(LightningDataModule):
             raise DatasetError(f"data.real: {len(rollouts)} episodes are too few to hold out {num_val} for validation")
         self.val_rollouts = [rollouts[i] for i in order[:num_val]]
         self.train_rollouts = [rollouts[i] for i in order[num_val:]]
+        if self.dynamics_real:
+            dynamics = [open_dataset(path) for path in self.dynamics_real]
+            for dataset in dynamics:
+                check_metadata(dataset, {"env_id": self.env_id}, "data.dynamics_real lists it")
+            self.dynamics_rollouts = episode_rollouts(concat_datasets(dynamics))
         self._rank = self.trainer.global_rank if self.trainer is not None else 0
 
     def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
@@ -186,12 +197,17 @@ class GroundingDataModule(LightningDataModule):
         """The typical per-step change of each state dimension in the training rollouts (:func:`change_scale`)."""
         return change_scale(torch.cat([r.states.diff(dim=0) for r in self.train_rollouts]), tolerance)
 
-    def _examples(self, rollouts: list[Rollout], rng: np.random.Generator, count: int) -> list[Example]:
+    def _examples(
+        self, rollouts: list[Rollout], rng: np.random.Generator, count: int, dynamics_extra: list[Rollout] = []
+    ) -> list[Example]:
         chosen = rng.integers(len(rollouts), size=count)
         tasks = rng.choice(len(self.task_names), size=count, p=self.task_probabilities)
         examples = []
         for index, task in zip(chosen.tolist(), tasks.tolist()):
             rollout, name = rollouts[index], self.task_names[task]
+            if name == "dynamics" and dynamics_extra:
+                pick = int(rng.integers(len(rollouts) + len(dynamics_extra)))
+                rollout = rollouts[pick] if pick < len(rollouts) else dynamics_extra[pick - len(rollouts)]
             step = int(rng.integers(len(rollout.actions)))
             states, actions = rollout.states, rollout.actions
             if name in WINDOWED_TASKS:
@@ -199,15 +215,17 @@ class GroundingDataModule(LightningDataModule):
             examples.append(Example(name, rollout.instruction, states, actions, step))
         return examples
 
-    def _batches(self, rollouts: list[Rollout], seed: tuple[int, ...], count: int) -> Iterator[list[Example]]:
+    def _batches(
+        self, rollouts: list[Rollout], seed: tuple[int, ...], count: int, dynamics_extra: list[Rollout] = []
+    ) -> Iterator[list[Example]]:
         rng = np.random.default_rng(list(seed))
         for _ in range(count):
-            yield self._examples(rollouts, rng, self.hparams.batch_size)
+            yield self._examples(rollouts, rng, self.hparams.batch_size, dynamics_extra)
 
     def _epoch(self) -> Iterator[list[Example]]:
         seed = (self.hparams.seed, self._rank, TRAIN_STREAM, self._epochs_started)
         self._epochs_started += 1
-        return self._batches(self.train_rollouts, seed, self.hparams.batches_per_epoch)
+        return self._batches(self.train_rollouts, seed, self.hparams.batches_per_epoch, self.dynamics_rollouts)
 
     def train_dataloader(self) -> DataLoader:
         return DataLoader(EpochBatches(self._epoch, self.hparams.batches_per_epoch), batch_size=None, collate_fn=as_is)

@@ -115,3 +115,37 @@ def test_a_window_of_no_steps_is_an_error_naming_the_option(babyai_real, window_
         tiny_datamodule(babyai_real, window_steps=window_steps)
     with pytest.raises(UserInputError, match=rf"^model.window_steps must be >= 1, got {window_steps}$"):
         tiny_module(tiny_datamodule(babyai_real), window_steps=window_steps)
+
+
+@pytest.fixture(scope="module")
+def noisy_real(tmp_path_factory):
+    from imaginebench.collect import collect
+
+    return collect(
+        "BabyAI-v0",
+        "train",
+        30,
+        tmp_path_factory.mktemp("noisy") / "real-train-eps",
+        seed=9,
+        progress=False,
+        epsilon=0.5,
+    )
+
+
+def test_dynamics_real_feeds_dynamics_examples_only_and_stays_out_of_validation(babyai_real, noisy_real):
+    plain = tiny_datamodule(babyai_real, batches_per_epoch=30)
+    extra = tiny_datamodule(babyai_real, batches_per_epoch=30, dynamics_real=[str(noisy_real)])
+    assert len(extra.dynamics_rollouts) == 30 and not plain.dynamics_rollouts
+    assert [r.instruction for r in extra.val_rollouts] == [r.instruction for r in plain.val_rollouts]
+    noisy_actions = {tuple(r.actions.tolist()) for r in extra.dynamics_rollouts}
+    used = {"dynamics": 0, "other": 0}
+    for batch in extra.train_dataloader():
+        for example in batch:
+            if tuple(example.actions.tolist()) in noisy_actions:
+                used["dynamics" if example.task == "dynamics" else "other"] += 1
+    assert used["dynamics"] > 0 and used["other"] == 0
+    assert state_statistics_equal(plain, extra)  # the model's standardisation reads the expert rollouts only
+
+
+def state_statistics_equal(a, b) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.state_statistics(), b.state_statistics()))
