@@ -16,7 +16,7 @@ from datamodules.grounding_prompts import GROUNDING_TASKS, PROMPT_WORDS, Example
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import change_scale, mean_and_std
-from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, open_dataset
+from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, dataset_exists, open_dataset
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.errors import UserInputError, check_at_least, naming
 from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder
@@ -168,6 +168,11 @@ class GroundingDataModule(LightningDataModule):
 
     def prepare_data(self) -> None:
         prepare_real_data(self.env_id, self.real, self.real_levels, self.hparams.collect_if_missing, self.encoder)
+        for path in self.dynamics_real:
+            if not dataset_exists(path):
+                raise DatasetError(
+                    f"data.dynamics_real: {path} is neither a dataset directory nor a local Minari dataset id"
+                )
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_rollouts:

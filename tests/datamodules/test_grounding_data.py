@@ -149,3 +149,12 @@ def test_dynamics_real_feeds_dynamics_examples_only_and_stays_out_of_validation(
 
 def state_statistics_equal(a, b) -> bool:
     return all(torch.equal(x, y) for x, y in zip(a.state_statistics(), b.state_statistics()))
+
+
+def test_a_missing_dynamics_dataset_is_an_error_naming_the_option(babyai_real, tmp_path):
+    from datamodules.grounding_data import GroundingDataModule
+    from imaginebench.datasets import DatasetError
+
+    datamodule = GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], dynamics_real=[str(tmp_path / "nope")])
+    with pytest.raises(DatasetError, match="data.dynamics_real: .*nope is neither a dataset directory"):
+        datamodule.prepare_data()

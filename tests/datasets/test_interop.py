@@ -167,6 +167,9 @@ def test_an_unknown_dataset_names_both_places_looked(minari_root, tmp_path):
         open_dataset(str(tmp_path / "nowhere"))
     with pytest.raises(DatasetError, match="not-there-v0"):
         OfflineDataModule(ENV_ID, ["imaginebench/not-there-v0"], mix_ratio_real=1.0).prepare_data()
+    for path in ("data/BabyAI-v0/not-there", "not-there"):  # minari's id parser raised TypeError on these
+        with pytest.raises(DatasetError, match=f"{path}: neither a dataset directory nor a local Minari dataset id"):
+            open_dataset(path)
 
 
 def export_error(capsys, arguments: list[str]) -> str:

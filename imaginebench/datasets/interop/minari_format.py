@@ -47,7 +47,7 @@ def minari_dataset_dir(dataset_id: str) -> Path:
 
     try:
         parse_dataset_id(dataset_id)
-    except ValueError:
+    except (ValueError, TypeError):  # minari 0.5 raises TypeError for an id without "-v<N>"
         raise UserInputError(f"{dataset_id!r}: not a Minari dataset id (namespace/name-v0)") from None
     return get_dataset_path(dataset_id)
 
