@@ -16,6 +16,7 @@ from imaginebench.envs.clevr.layout import (
     NUM_ACTIONS,
     NUM_BALLS,
     STATE_DIM,
+    STATE_FIELDS,
     STATE_HIGH,
     STATE_LOW,
     positions_of,
@@ -38,6 +39,7 @@ class ClevrEnv(ImagineBenchEnv):
     env_id = "Ball-v0"
     metadata = {"render_modes": []}
     state_space = spaces.Box(STATE_LOW, STATE_HIGH, (STATE_DIM,), np.float32)
+    state_fields = STATE_FIELDS
     action_space = spaces.Discrete(NUM_ACTIONS)
     state_tolerance = 0.02
     """A fifth of a ball radius: generated positions closer than this to the simulated ones match."""
