@@ -20,7 +20,7 @@ from imaginebench.collect import episode_seed
 from imaginebench.datasets import load_episodes
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.registry import make
-from imaginebench.rollout_quality import one_step_deviations
+from imaginebench.rollout_quality import one_step_simulations
 
 ILLEGAL = "starts from an illegal state"
 
@@ -47,14 +47,12 @@ def first_errors(path: str, values: bool = True) -> tuple[dict[str, Counter], Co
         states = np.concatenate([state[start:end], next_state[end - 1 : end]])
         env.reset(seed=episode_seed(seed, int(steps["episode_id"][start])), options={"task": task})
         legal = [not env.state_violations(s) for s in states]
-        for t, deviation in enumerate(one_step_deviations(env, states, action[start:end], legal)):
-            if deviation is None:
+        for t, simulated in enumerate(one_step_simulations(env, states, action[start:end], legal)):
+            if simulated is None:
                 errors[task][ILLEGAL] += 1
                 break
-            wrong = np.flatnonzero(deviation > env.state_tolerance)
+            wrong = np.flatnonzero(np.abs(simulated - states[t + 1]) > env.state_tolerance)
             if len(wrong):
-                env.set_state(states[t])
-                simulated = env.step(action[start + t])[0]["state"]
                 changes = ", ".join(
                     f"{names[i]} {states[t][i]:g}→{states[t + 1][i]:g} (simulator {simulated[i]:g})"
                     if values

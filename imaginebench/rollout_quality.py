@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -134,14 +135,23 @@ def one_step_deviations(
 ) -> list[np.ndarray | None]:
     """Per transition, ``|simulated − generated|`` of the next state, the simulator started from the generated
     ``states[t]``; ``None`` where that state is not ``legal`` (the simulator cannot be put there)."""
-    deviations: list[np.ndarray | None] = []
+    return [
+        None if simulated is None else np.abs(simulated - states[t + 1])
+        for t, simulated in enumerate(one_step_simulations(env, states, actions, legal))
+    ]
+
+
+def one_step_simulations(
+    env: ImagineBenchEnv, states: np.ndarray, actions: np.ndarray, legal: list[bool]
+) -> Iterator[np.ndarray | None]:
+    """Per transition, lazily, the next state the simulator reaches from the generated ``states[t]`` with
+    ``actions[t]``; ``None`` where that state is not ``legal``. A reader that stops early steps no further."""
     for t, action in enumerate(actions):
         if not legal[t]:
-            deviations.append(None)
+            yield None
             continue
         env.set_state(states[t])
-        deviations.append(np.abs(env.step(action)[0]["state"] - states[t + 1]))
-    return deviations
+        yield env.step(action)[0]["state"]
 
 
 def _differs(env: ImagineBenchEnv, simulated: np.ndarray, generated: np.ndarray) -> bool:
