@@ -15,7 +15,10 @@ Each rollout is replayed in the simulator from the start state its recorded seed
   step counts, so this is a trajectory-level figure; a rollout drifts exactly when it has a
   one-step error (up to deviations within the tolerance adding up), so the ``transitions``
   filter check reads the drift, which every domain has;
-- illegal state: a generated state the env cannot reach (the domain's ``state_violations``);
+- illegal state: a generated state with no state the env can be in within its ``state_tolerance``
+  (``state_violations_within_tolerance``): the tolerance the transition checks allow, so a step they accept
+  never lands in an illegal state, and goal consistency counts a goal reached in such a state. A one-step
+  check needs the simulator put in s_t exactly, so it counts an s_t outside the exact rules as an error;
 - replayed goal consistency: the success check holds on some state the simulator reaches executing the generated
   actions open-loop from the start, i.e. the imagined actions would solve the task, whatever the imagined states say.
   Where the generated states drift, it tells a rollout that reaches its goal through physics the simulator does not
@@ -87,14 +90,14 @@ def check_rollouts(dataset: EpisodeDataset, progress: bool = False) -> list[Roll
             raise DatasetError(
                 f"{where}: episode {episode_id} does not start where seed {seed} puts it, so it cannot be replayed"
             )
-        goal_consistent = bool(env.success_flags(states).any())
-        per_state = [env.state_violations(s) for s in states]
+        goal_consistent = bool(env.success_flags(states, within_tolerance=True).any())
+        per_state = [env.state_violations_within_tolerance(s) for s in states]
         violations = [reason for reasons in per_state[1:] for reason in reasons]
         illegal = sum(bool(reasons) for reasons in per_state[1:])
         replayed = replay(env, observation["state"], actions)
         drift = sum(_differs(env, simulated, generated) for simulated, generated in zip(replayed[1:], states[1:]))
         one_step = (
-            one_step_errors(env, states, actions, [not reasons for reasons in per_state])
+            one_step_errors(env, states, actions, [not env.state_violations(s) for s in states])
             if env.state_determines_simulator
             else None
         )

@@ -80,12 +80,15 @@ class ImagineBenchEnv(gym.Env):
     def _info(self, is_success: bool) -> dict[str, Any]:
         return {"is_success": bool(is_success), "task": self.task, "instruction": self.instruction}
 
-    def success_flags(self, states: np.ndarray) -> np.ndarray:
+    def success_flags(self, states: np.ndarray, within_tolerance: bool = False) -> np.ndarray:
         """Whether the current episode's goal (set by the last ``reset``) holds at each of
         ``states`` ``(T, state_dim)``, read in order from the episode's first state: ``goal_flags`` on
-        legal states; a state the env cannot be in never counts as success. Returns ``bool`` ``(T,)``."""
+        legal states; a state the env cannot be in never counts as success. ``within_tolerance`` judges
+        legality as ``state_violations_within_tolerance`` does (what rollout quality measures). Returns
+        ``bool`` ``(T,)``."""
         states = np.asarray(states, dtype=np.float64)
-        legal = np.array([not self.state_violations(state) for state in states], dtype=bool)
+        rules = self.state_violations_within_tolerance if within_tolerance else self.state_violations
+        legal = np.array([not rules(state) for state in states], dtype=bool)
         return self.goal_flags(states, legal) & legal
 
     def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -119,6 +122,14 @@ class ImagineBenchEnv(gym.Env):
         """Reasons ``state`` cannot occur in this env (out of bounds, overlapping objects,
         impossible carries, ...); empty when it is legal. Independent of the episode's goal."""
         return self.state_rules(state)
+
+    def state_violations_within_tolerance(self, state: np.ndarray) -> list[str]:
+        """Reasons no legal state lies within ``state_tolerance`` of ``state``: how rollout quality judges
+        generated states, so that a state the transition checks accept as the simulator's is never illegal
+        and a goal reached there counts. Domains whose rules sit on contacts closer than the tolerance
+        loosen them (CLEVR-Robot's touching balls); by default the rules themselves (exact states, or
+        bounds with margins well beyond the tolerance)."""
+        return self.state_violations(state)
 
     def state(self) -> np.ndarray:
         """The current state vector (what the last observation's ``state`` held)."""

@@ -180,6 +180,8 @@ def test_an_episode_starts_legal_and_the_expert_acts_in_the_action_space(env_id)
     assert env.state_violations(state) == []
     assert env.state_violations(np.full(domain.state_dim, np.nan)) != []
     assert env.state_violations(np.zeros(domain.state_dim + 1)) != []
+    assert env.state_violations_within_tolerance(state) == []  # the tolerant rules never reject a legal state
+    assert env.state_violations_within_tolerance(np.full(domain.state_dim, np.nan)) != []
     flags = env.success_flags(state[None])
     assert flags.dtype == bool and flags.shape == (1,)
     assert {"is_success", "task", "instruction"} <= set(info) and info["task"] in domain.tasks["train"]

@@ -104,6 +104,11 @@ class ClevrEnv(ImagineBenchEnv):
         """Place the balls at rest and park the pusher, as after a push (start positions stay)."""
         self._table.set_positions(positions_of(self._settable(state)))
 
+    def state_violations_within_tolerance(self, state: np.ndarray) -> list[str]:
+        """Touching balls stand two radii apart, so positions within the 0.02 tolerance of theirs can overlap
+        by up to 0.057, beyond ``LEGALITY_SLACK``: the rules loosened by the tolerance."""
+        return state_violations(state, tolerance=self.state_tolerance)
+
     def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The goal judged on each state; one-step tasks measure movement from ``states[0]``, the
         episode's first state."""

@@ -80,26 +80,36 @@ def state_of(positions: np.ndarray) -> np.ndarray:
     return np.asarray(positions, dtype=np.float32).reshape(STATE_DIM)
 
 
-def state_violations(state: np.ndarray) -> list[str]:
+def state_violations(state: np.ndarray, tolerance: float = 0.0) -> list[str]:
     """Why a (possibly imagined) state cannot occur on the table; empty when legal.
 
     A legal state has every ball centre at least one radius inside the walls and every two
     centres at least two radii apart (balls never overlap), up to :data:`LEGALITY_SLACK`.
+    ``tolerance`` > 0 asks instead whether some legal state lies within ``tolerance`` of ``state`` in
+    every coordinate, as the transition checks compare states: each centre may then sit ``tolerance``
+    further out, and two centres may be closer by as much as moving both by ``tolerance`` per
+    coordinate along the line between them can part them (at most ``2 · tolerance · √2``), judged
+    pair by pair.
     """
     values = np.asarray(state, dtype=np.float64).reshape(-1)
     if reasons := malformed(values, STATE_DIM):
         return reasons
     positions = positions_of(values)
     reasons = []
+    reach = LEGALITY_SLACK + tolerance
     for color, (x, y) in zip(COLORS, positions):
         if not (
-            CENTER_LOW[0] - LEGALITY_SLACK <= x <= CENTER_HIGH[0] + LEGALITY_SLACK
-            and CENTER_LOW[1] - LEGALITY_SLACK <= y <= CENTER_HIGH[1] + LEGALITY_SLACK
+            CENTER_LOW[0] - reach <= x <= CENTER_HIGH[0] + reach
+            and CENTER_LOW[1] - reach <= y <= CENTER_HIGH[1] + reach
         ):
             reasons.append(f"{color} ball at ({x:.3f}, {y:.3f}) is not inside the walls")
     for i in range(NUM_BALLS):
         for j in range(i + 1, NUM_BALLS):
-            distance = float(np.linalg.norm(positions[i] - positions[j]))
-            if distance < 2 * BALL_RADIUS - LEGALITY_SLACK:
+            offset = positions[i] - positions[j]
+            distance = float(np.linalg.norm(offset))
+            parting = (
+                2 * tolerance * float(np.abs(offset).sum()) / distance if distance > 0 else 2 * tolerance * np.sqrt(2)
+            )
+            if distance < 2 * BALL_RADIUS - LEGALITY_SLACK - parting:
                 reasons.append(f"{COLORS[i]} and {COLORS[j]} balls overlap (centres {distance:.3f} apart)")
     return reasons

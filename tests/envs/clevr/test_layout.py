@@ -75,3 +75,45 @@ def test_sampled_layouts_are_legal_and_spaced(seed):
     assert state_violations(state_of(layout)) == []
     gaps = np.linalg.norm(layout[:, None] - layout[None], axis=-1) + np.eye(5) * 9
     assert gaps.min() >= 2 * BALL_RADIUS + START_GAP - 1e-9
+
+
+TOLERANCE = 0.02  # Ball-v0's state_tolerance
+
+
+@pytest.mark.parametrize(
+    "position, legal_within_tolerance",
+    [
+        ((-0.4 + 2 * BALL_RADIUS - 0.04, 0.0), True),  # 0.04 into red along x: both may part by 0.04 + slack
+        ((-0.4 + 2 * BALL_RADIUS - 0.06, 0.0), False),
+        ((-0.4 + (2 * BALL_RADIUS - 0.06) / np.sqrt(2), (2 * BALL_RADIUS - 0.06) / np.sqrt(2)), True),  # diagonal
+        ((-0.4 + 2 * BALL_RADIUS - 0.12, 0.0), False),
+    ],
+)
+def test_a_tolerance_loosens_overlaps_by_what_moving_both_balls_can_part(position, legal_within_tolerance):
+    layout = LAYOUT.copy()
+    layout[1] = position  # blue against red
+    assert state_violations(state_of(layout))  # illegal as it stands
+    assert (state_violations(state_of(layout), tolerance=TOLERANCE) == []) == legal_within_tolerance
+
+
+def test_a_tolerance_loosens_the_walls_by_itself():
+    layout = LAYOUT.copy()
+    layout[3] = (0.4, CENTER_HIGH[1] + 0.025)
+    assert state_violations(state_of(layout)) and state_violations(state_of(layout), tolerance=TOLERANCE) == []
+    layout[3] = (0.4, CENTER_HIGH[1] + 0.035)
+    assert state_violations(state_of(layout), tolerance=TOLERANCE)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    angle=st.floats(0, 2 * np.pi),
+    offsets=st.lists(st.floats(-TOLERANCE, TOLERANCE), min_size=4, max_size=4),
+)
+def test_touching_balls_moved_within_the_tolerance_stay_legal_under_it(angle, offsets):
+    """What the transition checks accept as the simulator's state is never illegal under the same tolerance."""
+    layout = LAYOUT.copy()
+    layout[1] = layout[0] + 2 * BALL_RADIUS * np.array([np.cos(angle), np.sin(angle)])  # blue touching red
+    if state_violations(state_of(layout)):  # blue pushed into a wall or another ball: not a touching pair
+        return
+    layout[:2] += np.reshape(offsets, (2, 2))
+    assert state_violations(state_of(layout), tolerance=TOLERANCE) == []
