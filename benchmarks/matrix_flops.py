@@ -15,18 +15,28 @@ PRODUCT_SHAPES = ((256, 475, 256), (256, 256, 256), (2560, 256, 256))
 hidden layer, a hidden layer over ten sampled actions per state (CQL, BCQ)."""
 
 
-def product_throughput(dtype: torch.dtype, repeats: int = 200) -> float:
-    """GFLOP/s of the fastest of :data:`PRODUCT_SHAPES` in ``dtype`` with the process's torch threads."""
+def product_throughput(dtype: torch.dtype, repeats: int = 200, device: str = "cpu") -> float:
+    """GFLOP/s of the fastest of :data:`PRODUCT_SHAPES` in ``dtype`` with the process's torch threads, or on
+    ``device`` ``cuda`` (where shapes this small measure kernel launches as much as arithmetic)."""
     best = 0.0
     for rows, inner, columns in PRODUCT_SHAPES:
-        left, right = torch.randn(rows, inner, dtype=dtype), torch.randn(inner, columns, dtype=dtype)
+        left = torch.randn(rows, inner, dtype=dtype, device=device)
+        right = torch.randn(inner, columns, dtype=dtype, device=device)
         for _ in range(10):
             left @ right
+        synchronize(device)
         start = time.perf_counter()
         for _ in range(repeats):
             left @ right
+        synchronize(device)
         best = max(best, 2 * rows * inner * columns * repeats / (time.perf_counter() - start) / 1e9)
     return best
+
+
+def synchronize(device: str | torch.device) -> None:
+    """Waits for a GPU's queued work, so a clock read after it counts that work; nothing on the CPU."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 class MatrixFlops(TorchDispatchMode):

@@ -47,14 +47,16 @@ def real_data_module(args, seed: int) -> OfflineDataModule:
 
 
 def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()) -> tuple[object, float]:
-    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16."""
+    """``args.precision`` (default ``32-true``) is the Trainer's; ``bf16-mixed`` runs the products in bfloat16.
+    ``args.device`` (default ``cpu``): ``cuda`` trains on the first GPU."""
     pl.seed_everything(seed, verbose=False)
     data = real_data_module(args, seed)
     module = OURS[data.env_spec["action_kind"]][name](data.env_spec)
     stopwatch = Stopwatch(WARMUP_STEPS)
     trainer = pl.Trainer(
         max_steps=args.steps,
-        accelerator="cpu",
+        accelerator="gpu" if getattr(args, "device", "cpu") == "cuda" else "cpu",
+        devices=1,
         precision=getattr(args, "precision", "32-true"),
         logger=False,
         enable_checkpointing=False,
@@ -80,7 +82,8 @@ def ours_flops_per_update(name: str, args) -> float:
     return count.counter.total / FLOP_COUNT_STEPS
 
 
-def peer_speed_results(env: str, threads: int) -> Path:
-    """The file ``peer_speed.py`` accumulates its runs in, for ``env`` at ``threads`` torch threads."""
-    suffix = "" if threads == 1 else f"_{threads}threads"
+def peer_speed_results(env: str, threads: int, gpu: str | None = None) -> Path:
+    """The file ``peer_speed.py`` accumulates its runs in, for ``env`` at ``threads`` torch threads, or on the GPU
+    named ``gpu`` (``H100``)."""
+    suffix = f"_{gpu}" if gpu else "" if threads == 1 else f"_{threads}threads"
     return Path(__file__).parent / "results" / f"peer_speed_{env}{suffix}.json"

@@ -22,6 +22,7 @@ from pathlib import Path
 import d3rlpy
 import numpy as np
 import torch
+from matrix_flops import synchronize  # benchmarks/ is on sys.path
 from ours_training import WARMUP_STEPS, ours_label, train_ours  # benchmarks/ is on sys.path
 
 from datamodules.statistics import mean_and_std
@@ -135,12 +136,15 @@ def is_discrete(path: str) -> bool:
 
 
 def train_d3rlpy(name: str, args, seed: int, dataset, discrete: bool, scaler=None) -> tuple[object, float]:
-    """``scaler``: :func:`state_scaler` for continuous data."""
+    """``scaler``: :func:`state_scaler` for continuous data; ``args.device`` (default ``cpu``): ``cuda`` trains on
+    the first GPU."""
     d3rlpy.seed(seed)
-    algo = d3rlpy_config(name, discrete, args.batch_size, scaler).create(device="cpu:0")
+    device = "cuda:0" if getattr(args, "device", "cpu") == "cuda" else "cpu:0"
+    algo = d3rlpy_config(name, discrete, args.batch_size, scaler).create(device=device)
     marks = {}
 
     def mark(algo, epoch: int, step: int) -> None:
+        synchronize(device)
         marks.setdefault(WARMUP_STEPS if step >= WARMUP_STEPS else 0, time.perf_counter())
         marks["end"] = time.perf_counter()
 

@@ -2,7 +2,7 @@
 of this CPU's matrix-product peak each one reaches.
 
     .venv-peer/bin/python benchmarks/peer_speed.py --env MetaWorld-v0 --data data/MetaWorld-v0/real-train \\
-        --algorithms BC TD3BC IQL CQL BCQ --steps 300 --repeats 3 --precisions 32-true bf16-mixed
+        --algorithms BC TD3BC IQL CQL BCQ --steps 300 --repeats 3 --precisions 32-true bf16-mixed [--device cuda]
 
 Both sides train exactly as in ``peer_check.py`` (data sampling included, the first updates not
 timed) but without evaluation, and alternate run by run, so a change in machine load hits both.
@@ -13,8 +13,9 @@ Fraction of peak: the floating-point operations of one update (every matrix prod
 forward and backward passes, counted with ``torch.utils.flop_counter``'s formulas over ``FLOP_COUNT_STEPS``
 training updates, so an actor updated every other step counts at its rate) times updates/s, over
 the sustained matrix-product throughput at the networks' shapes in the same dtype and number of
-threads (``--threads``). Results accumulate per algorithm (a rerun replaces it) in
-``benchmarks/results/peer_speed_<env>[_<N>threads].json``. Run it on an otherwise idle machine: on
+threads (``--threads``), or on the GPU (``--device cuda``, where these small products measure kernel launches as
+much as arithmetic). Results accumulate per algorithm (a rerun replaces it) in
+``benchmarks/results/peer_speed_<env>[_<N>threads|_<GPU>].json``. Run it on an otherwise idle machine: on
 a shared 2-core CPU the figures move by a factor of two with the other jobs.
 """
 
@@ -58,26 +59,37 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--precisions", nargs="+", default=["32-true"], choices=["32-true", "bf16-mixed"])
     parser.add_argument("--threads", type=int, default=1, help="torch threads of both sides")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where both sides train")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    gpu = gpu_label() if args.device == "cuda" else None
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
     scaler = None if discrete else state_scaler(args.data)
-    path = peer_speed_results(args.env, args.threads)
+    path = peer_speed_results(args.env, args.threads, gpu)
     results = json.loads(path.read_text()) if path.exists() else {}
     labels = [ours_label(precision) for precision in args.precisions] + ["d3rlpy"]
-    dtype_peaks = {dtype: product_throughput(dtype) for dtype in {PEAK_DTYPES[label] for label in labels}}
+    dtype_peaks = {
+        dtype: product_throughput(dtype, device=args.device) for dtype in {PEAK_DTYPES[label] for label in labels}
+    }
     peaks = {label: dtype_peaks[PEAK_DTYPES[label]] for label in labels}  # float32: one figure for both sides
     print("matrix-product peak, GFLOP/s:", {label: round(peak, 1) for label, peak in peaks.items()}, flush=True)
     for name in args.algorithms:
         runs = {
             ours_label(precision): SimpleNamespace(
-                env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, precision=precision
+                env=args.env,
+                data=args.data,
+                steps=args.steps,
+                batch_size=args.batch_size,
+                precision=precision,
+                device=args.device,
             )
             for precision in args.precisions
         }
         if d3rlpy_config(name, discrete, args.batch_size) is not None:
-            runs["d3rlpy"] = SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size)
+            runs["d3rlpy"] = SimpleNamespace(
+                env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, device=args.device
+            )
         speeds: dict[str, list[float]] = {label: [] for label in runs}
         for _ in range(args.repeats):
             for label, run in runs.items():
@@ -100,7 +112,13 @@ def main() -> None:
         }
         print(name, {label: f"{statistics.median(values):.1f}" for label, values in speeds.items()}, flush=True)
         atomic_write_text(json.dumps(results, indent=1), path)
-    print_table(f"{args.env}, {args.threads} thread(s)", results)
+    print_table(f"{args.env}, {gpu}" if gpu else f"{args.env}, {args.threads} thread(s)", results)
+
+
+def gpu_label() -> str:
+    """``H100`` for an "NVIDIA H100 80GB HBM3": the model names the results file of a GPU run."""
+    name = torch.cuda.get_device_name()
+    return next((word for word in name.split() if word[:1] == "H" and word[1:].isdigit()), name.split()[-1])
 
 
 def print_table(title: str, results: dict) -> None:

@@ -195,9 +195,12 @@ def parallel_rows(results: dict[str, Any]) -> list[str]:
 
 
 def speed_env(path: Path) -> str:
-    """``peer_speed_<env>.json`` → ``<env>``; ``peer_speed_<env>_2threads.json`` → ``<env>, 2 threads``."""
-    env, _, threads = path.stem.removeprefix("peer_speed_").partition("_")
-    return f"{env}, {threads.removesuffix('threads')} threads" if threads else env
+    """``peer_speed_<env>.json`` → ``<env>``; ``peer_speed_<env>_2threads.json`` → ``<env>, 2 threads``;
+    ``peer_speed_<env>_H100.json`` (a GPU run) → ``<env>, H100``."""
+    env, _, where = path.stem.removeprefix("peer_speed_").partition("_")
+    if where.endswith("threads"):
+        return f"{env}, {where.removesuffix('threads')} threads"
+    return f"{env}, {where}" if where else env
 
 
 def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:

@@ -10,7 +10,7 @@ import yaml
 
 from imaginebench.commands.main import main
 from imaginebench.errors import UserInputError
-from imaginebench.report import quality_table, write_report
+from imaginebench.report import quality_table, speed_env, write_report
 from imaginebench.report_plots import algorithm_panels
 from imaginebench.run_groups import (
     data_description,
@@ -210,6 +210,18 @@ def test_speed_table_gives_median_ratio_and_share_of_peak(tmp_path):
     assert "| MetaWorld-v0, 2 threads | TD3BC | ours | 300 × 256 | 100.0 | 2.00 | 0.500 | 50 |" in page
     assert "| MetaWorld-v0, 2 threads | TD3BC | d3rlpy | 300 × 256 | 50.0 | 1.00 | 1.000 | 50 |" in page
     assert "| MetaWorld-v0, 2 threads | PRDC | ours | 300 × 256 | 3.0 | – | 0.500 | 2 |" in page
+
+
+@pytest.mark.parametrize(
+    "stem, label",
+    [
+        ("peer_speed_BabyAI-v0", "BabyAI-v0"),
+        ("peer_speed_BabyAI-v0_2threads", "BabyAI-v0, 2 threads"),
+        ("peer_speed_MetaWorld-v0_H100", "MetaWorld-v0, H100"),
+    ],
+)
+def test_a_speed_file_names_its_env_and_where_it_ran(stem, label):
+    assert speed_env(Path(f"{stem}.json")) == label
 
 
 def test_parallel_table_gives_each_job_its_speed_up(tmp_path):
