@@ -41,14 +41,18 @@ def synchronize(device: str | torch.device) -> None:
 
 class MatrixFlops(TorchDispatchMode):
     """Operations of every op torch's FLOP counter knows (matrix products, convolutions, attention),
-    summed. ``FlopCounterMode`` itself also tracks modules, which fails on TensorDict modules."""
+    summed (``total``), and every tensor op dispatched (``calls``: on a GPU each is a kernel launch or host
+    work, which bounds small updates there). ``FlopCounterMode`` itself also tracks modules, which fails on
+    TensorDict modules."""
 
     def __init__(self) -> None:
         super().__init__()
         self.total = 0
+        self.calls = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        self.calls += 1
         out = func(*args, **kwargs)
         count = flop_registry.get(func._overloadpacket)
         if count is not None:
