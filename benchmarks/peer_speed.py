@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads of both sides")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where both sides train")
     args = parser.parse_args()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch sees no GPU on this machine")
     torch.set_num_threads(args.threads)
     gpu = gpu_label() if args.device == "cuda" else None
     discrete = is_discrete(args.data)
