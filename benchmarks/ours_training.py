@@ -4,6 +4,7 @@ run in ``.venv``."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -67,6 +68,16 @@ def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()
     )
     trainer.fit(module, datamodule=data)
     return module.eval(), stopwatch.updates_per_second(args.steps)
+
+
+def add_comparison_arguments(parser: argparse.ArgumentParser, steps: int) -> None:
+    """The options every measurement against d3rlpy shares: env and dataset (Meta-World's by default), algorithms,
+    updates and batch size."""
+    parser.add_argument("--env", default="MetaWorld-v0")
+    parser.add_argument("--data", default="data/MetaWorld-v0/real-train")
+    parser.add_argument("--algorithms", nargs="+", default=["BC", "TD3BC", "IQL", "CQL", "BCQ"])
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--batch-size", type=int, default=256)
 
 
 def ours_label(precision: str) -> str:

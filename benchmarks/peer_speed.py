@@ -30,6 +30,7 @@ import torch
 from matrix_flops import MatrixFlops, product_throughput  # benchmarks/ is on sys.path
 from ours_training import (  # benchmarks/ is on sys.path
     FLOP_COUNT_STEPS,
+    add_comparison_arguments,
     ours_flops_per_update,
     ours_label,
     peer_speed_results,
@@ -51,12 +52,8 @@ def d3rlpy_flops_per_update(name: str, run: SimpleNamespace, dataset, discrete: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="MetaWorld-v0")
-    parser.add_argument("--data", default="data/MetaWorld-v0/real-train")
-    parser.add_argument("--algorithms", nargs="+", default=["BC", "TD3BC", "IQL", "CQL", "BCQ"])
-    parser.add_argument("--steps", type=int, default=300)
+    add_comparison_arguments(parser, steps=300)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--precisions", nargs="+", default=["32-true"], choices=["32-true", "bf16-mixed"])
     parser.add_argument("--threads", type=int, default=1, help="torch threads of both sides")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where both sides train")

@@ -14,17 +14,13 @@ import argparse
 from types import SimpleNamespace
 
 from matrix_flops import FlopCount, MatrixFlops  # benchmarks/ is on sys.path
-from ours_training import train_ours
+from ours_training import add_comparison_arguments, train_ours
 from peer_check import is_discrete, mdp_dataset, state_scaler, train_d3rlpy
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="MetaWorld-v0")
-    parser.add_argument("--data", default="data/MetaWorld-v0/real-train")
-    parser.add_argument("--algorithms", nargs="+", default=["BC", "TD3BC", "IQL", "CQL", "BCQ"])
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--batch-size", type=int, default=256)
+    add_comparison_arguments(parser, steps=20)
     args = parser.parse_args()
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
