@@ -127,8 +127,8 @@ class ImagineBenchEnv(gym.Env):
         """Reasons no legal state lies within ``state_tolerance`` of ``state``: how rollout quality judges
         generated states, so that a state the transition checks accept as the simulator's is never illegal
         and a goal reached there counts. Domains whose rules sit on contacts closer than the tolerance
-        loosen them (CLEVR-Robot's touching balls); by default the rules themselves (exact states, or
-        bounds with margins well beyond the tolerance)."""
+        loosen them (CLEVR-Robot's touching balls); by default the rules themselves (BabyAI's exact states;
+        Meta-World's, LIBERO's and HalfCheetah's bounds, whose margins are at least the tolerance)."""
         return self.state_violations(state)
 
     def state(self) -> np.ndarray:
