@@ -90,8 +90,8 @@ def check_rollouts(dataset: EpisodeDataset, progress: bool = False) -> list[Roll
             raise DatasetError(
                 f"{where}: episode {episode_id} does not start where seed {seed} puts it, so it cannot be replayed"
             )
-        goal_consistent = bool(env.success_flags(states, within_tolerance=True).any())
         per_state = [env.state_violations_within_tolerance(s) for s in states]
+        goal_consistent = bool(env.success_flags(states, np.array([not reasons for reasons in per_state])).any())
         violations = [reason for reasons in per_state[1:] for reason in reasons]
         illegal = sum(bool(reasons) for reasons in per_state[1:])
         replayed = replay(env, observation["state"], actions)

@@ -80,15 +80,15 @@ class ImagineBenchEnv(gym.Env):
     def _info(self, is_success: bool) -> dict[str, Any]:
         return {"is_success": bool(is_success), "task": self.task, "instruction": self.instruction}
 
-    def success_flags(self, states: np.ndarray, within_tolerance: bool = False) -> np.ndarray:
+    def success_flags(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """Whether the current episode's goal (set by the last ``reset``) holds at each of
         ``states`` ``(T, state_dim)``, read in order from the episode's first state: ``goal_flags`` on
-        legal states; a state the env cannot be in never counts as success. ``within_tolerance`` judges
-        legality as ``state_violations_within_tolerance`` does (what rollout quality measures). Returns
-        ``bool`` ``(T,)``."""
+        legal states; a state the env cannot be in never counts as success. ``legal`` ``(T,)``: the states'
+        legality where the caller has judged it already (rollout quality, by ``state_violations_within_tolerance``);
+        by default ``state_violations`` judges it. Returns ``bool`` ``(T,)``."""
         states = np.asarray(states, dtype=np.float64)
-        rules = self.state_violations_within_tolerance if within_tolerance else self.state_violations
-        legal = np.array([not rules(state) for state in states], dtype=bool)
+        if legal is None:
+            legal = np.array([not self.state_violations(state) for state in states], dtype=bool)
         return self.goal_flags(states, legal) & legal
 
     def goal_flags(self, states: np.ndarray, legal: np.ndarray) -> np.ndarray:
