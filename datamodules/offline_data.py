@@ -97,7 +97,8 @@ class OfflineDataModule(LightningDataModule):
         ``imaginary_filter``: drop imaginary rollouts that fail any of these checks (replayed in
         the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
         ``transitions`` (a generated next state the simulator does not reach: any drift), ``legal``
-        (a state the env cannot be in, within its state tolerance). Whether filtering helps is one of ImagineBench's open questions."""
+        (a state the env cannot be in, within its state tolerance). Whether filtering helps is one of
+        ImagineBench's open questions."""
         super().__init__()
         with naming("data.env_id"):
             get_domain(env_id)
