@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 from transformers import (
+    AutoConfig,
     AutoModelForCausalLM,
     AutoTokenizer,
     LlamaConfig,
@@ -67,17 +68,31 @@ def build_backbone(
     init_seed: int,
     dtype: str,
     keep_layers: int | None = None,
+    random_weights: bool = False,
 ) -> PreTrainedModel:
     """``path`` set: load that directory (e.g. Llama-2-7b-chat) with ``local_files_only``, keeping
-    only its first ``keep_layers`` decoder layers if set. Otherwise build a Llama from the size
-    arguments, initialised under ``init_seed`` without touching the global random state."""
+    only its first ``keep_layers`` decoder layers if set; ``random_weights`` builds the directory's
+    architecture with freshly initialised weights instead (under ``init_seed``): the same layers and
+    tokenizer without what pretraining put in them, the control that says what the prior adds.
+    Otherwise build a Llama from the size arguments, initialised under ``init_seed`` without touching
+    the global random state."""
     if dtype not in DTYPES:
         raise ValueError(f"grounding: backbone_dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if path is not None:
         if not Path(path).is_dir():
             raise UserInputError(f"model.backbone: directory {path!r} does not exist")
-        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
+        if random_weights:
+            config = AutoConfig.from_pretrained(path, local_files_only=True)
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(init_seed)
+                model = AutoModelForCausalLM.from_config(config).to(DTYPES[dtype])
+        else:
+            model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=DTYPES[dtype])
         return model if keep_layers is None else keep_first_layers(model, keep_layers)
+    if random_weights:
+        raise UserInputError(
+            "model.backbone_init: 'random' re-initialises a named or local backbone; backbone null is built at random"
+        )
     if keep_layers is not None:
         raise ValueError(
             "grounding: backbone_layers truncates a pretrained backbone; a backbone built from a config takes num_layers"

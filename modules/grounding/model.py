@@ -25,7 +25,7 @@ from torch import Tensor, nn
 from datamodules.grounding_prompts import ACTION, GROUNDING_TASKS, STATE, TEXT, SequenceBuilder
 from imaginebench.env_spec import EnvSpec
 from imaginebench.envs.action_frames import get_action_frame
-from imaginebench.errors import check_at_least
+from imaginebench.errors import UserInputError, check_at_least
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.binned_changes import BinnedChangeHead
 from modules.grounding.generation import explain_rollouts, normalized, token_f1
@@ -45,6 +45,7 @@ class GroundingModule(LightningModule):
         env_spec: dict,
         backbone: str | None = None,
         backbone_layers: int | None = None,
+        backbone_init: Literal["pretrained", "random"] = "pretrained",
         tokenizer: str | None = None,
         hidden_size: int = 128,
         num_layers: int = 4,
@@ -80,7 +81,9 @@ class GroundingModule(LightningModule):
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
         the cache on first use), a local HF directory, or None for a Llama of the given sizes built
         from a config (seeded by ``init_seed``). ``backbone_layers``: keep only the first k decoder
-        layers of a pretrained backbone (cost falls with k). ``tokenizer``: a local directory; default the backbone's
+        layers of a pretrained backbone (cost falls with k). ``backbone_init: random`` builds the backbone's
+        architecture with fresh weights under ``init_seed`` (the ablation of the language prior: same layers,
+        tokenizer and recipe, nothing learnt from text). ``tokenizer``: a local directory; default the backbone's
         own, or the MiniLM WordPiece vocabulary for a from-config backbone. ``round_states``: the
         env's states are whole numbers (grids), so generated states are rounded.
         ``explanation_eval_rollouts``: held-out real rollouts explained after each validation.
@@ -117,6 +120,8 @@ class GroundingModule(LightningModule):
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
+        if backbone_init not in ("pretrained", "random"):
+            raise UserInputError(f"model.backbone_init: must be 'pretrained' or 'random', got {backbone_init!r}")
         if state_values < 0 or (state_values and predict_state_change):
             raise ValueError(
                 f"grounding: state_values must be >= 0 and excludes predict_state_change, got {state_values}"
@@ -150,6 +155,7 @@ class GroundingModule(LightningModule):
             init_seed,
             backbone_dtype,
             backbone_layers,
+            random_weights=backbone_init == "random",
         )
         self.base_fingerprint = fingerprint(list(lm.parameters()))
         if finetune == "lora":

@@ -8,8 +8,9 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from imaginebench.errors import UserInputError
 from modules.grounding import named_backbones
-from modules.grounding.backbone import build_backbone
+from modules.grounding.backbone import build_backbone, fingerprint
 from modules.grounding.model import GroundingModule
 from modules.grounding.named_backbones import BUILT_MARKER, built_backbone, resolve_backbone
 from tests.grounding_fixtures import tiny_datamodule
@@ -78,3 +79,20 @@ def test_backbone_layers_keeps_the_first_layers_of_a_pretrained_stack(smollm2, b
         build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 0, "float32", keep_layers=31)
     with pytest.raises(ValueError, match="backbone_layers"):
         build_backbone(None, 10, 8, 1, 1, 8, 16, 0, "float32", keep_layers=2)
+
+
+def test_random_weights_keep_the_architecture_and_lose_the_language(smollm2):
+    """The prior's ablation: the same layers and tokenizer, rebuilt bit for bit from init_seed, no English."""
+    first = build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 3, "float32", keep_layers=2, random_weights=True)
+    again = build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 3, "float32", keep_layers=2, random_weights=True)
+    pretrained = build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 3, "float32", keep_layers=2)
+    assert len(first.get_decoder().layers) == 2
+    assert fingerprint(list(first.parameters())) == fingerprint(list(again.parameters()))
+    assert fingerprint(list(first.parameters())) != fingerprint(list(pretrained.parameters()))
+    assert [p.shape for p in first.parameters()] == [p.shape for p in pretrained.parameters()]
+    whole = build_backbone(str(smollm2), 0, 0, 0, 0, 0, 0, 3, "float32", random_weights=True).eval()
+    ids = AutoTokenizer.from_pretrained(smollm2, local_files_only=True)(ENGLISH, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        assert float(whole(input_ids=ids, labels=ids).loss) > 9.0  # the pretrained folder: < 4.5 (test above)
+    with pytest.raises(UserInputError, match="model.backbone_init"):
+        build_backbone(None, 10, 8, 1, 1, 8, 16, 0, "float32", random_weights=True)
