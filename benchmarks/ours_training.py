@@ -70,14 +70,20 @@ def train_ours(name: str, args, seed: int, callbacks: Sequence[pl.Callback] = ()
     return module.eval(), stopwatch.updates_per_second(args.steps)
 
 
-def add_comparison_arguments(parser: argparse.ArgumentParser, steps: int) -> None:
+def add_comparison_arguments(parser: argparse.ArgumentParser, steps: int, steps_help: str = "updates per run") -> None:
     """The options every measurement against d3rlpy shares: env and dataset (Meta-World's by default), algorithms,
-    updates and batch size."""
+    updates and batch size; :func:`comparison_run` turns them into one run's settings."""
     parser.add_argument("--env", default="MetaWorld-v0")
     parser.add_argument("--data", default="data/MetaWorld-v0/real-train")
     parser.add_argument("--algorithms", nargs="+", default=["BC", "TD3BC", "IQL", "CQL", "BCQ"])
-    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--steps", type=int, default=steps, help=steps_help)
     parser.add_argument("--batch-size", type=int, default=256)
+
+
+def comparison_run(args: argparse.Namespace, **settings: object) -> SimpleNamespace:
+    """One run's settings for :func:`train_ours` or ``peer_check.train_d3rlpy``: the shared options of
+    :func:`add_comparison_arguments` plus ``settings`` (``precision``, ``device``)."""
+    return SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, **settings)
 
 
 def ours_label(precision: str) -> str:

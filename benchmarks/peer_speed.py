@@ -31,6 +31,7 @@ from matrix_flops import MatrixFlops, product_throughput  # benchmarks/ is on sy
 from ours_training import (  # benchmarks/ is on sys.path
     FLOP_COUNT_STEPS,
     add_comparison_arguments,
+    comparison_run,
     ours_flops_per_update,
     ours_label,
     peer_speed_results,
@@ -75,20 +76,11 @@ def main() -> None:
     print("matrix-product peak, GFLOP/s:", {label: round(peak, 1) for label, peak in peaks.items()}, flush=True)
     for name in args.algorithms:
         runs = {
-            ours_label(precision): SimpleNamespace(
-                env=args.env,
-                data=args.data,
-                steps=args.steps,
-                batch_size=args.batch_size,
-                precision=precision,
-                device=args.device,
-            )
+            ours_label(precision): comparison_run(args, precision=precision, device=args.device)
             for precision in args.precisions
         }
         if d3rlpy_config(name, discrete, args.batch_size) is not None:
-            runs["d3rlpy"] = SimpleNamespace(
-                env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, device=args.device
-            )
+            runs["d3rlpy"] = comparison_run(args, device=args.device)
         speeds: dict[str, list[float]] = {label: [] for label in runs}
         for _ in range(args.repeats):
             for label, run in runs.items():

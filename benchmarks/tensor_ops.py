@@ -11,10 +11,9 @@ Counted on the CPU over ``--steps`` updates after the datamodule's setup (ours: 
 from __future__ import annotations
 
 import argparse
-from types import SimpleNamespace
 
 from matrix_flops import FlopCount, MatrixFlops  # benchmarks/ is on sys.path
-from ours_training import add_comparison_arguments, train_ours
+from ours_training import add_comparison_arguments, comparison_run, train_ours
 from peer_check import is_discrete, mdp_dataset, state_scaler, train_d3rlpy
 
 
@@ -27,7 +26,7 @@ def main() -> None:
     scaler = None if discrete else state_scaler(args.data)
     print("| env | algorithm | tensor ops / update, ours | d3rlpy | d3rlpy ÷ ours |\n|---|---|---:|---:|---:|")
     for name in args.algorithms:
-        run = SimpleNamespace(env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size)
+        run = comparison_run(args)
         ours = FlopCount()
         train_ours(name, run, 0, callbacks=[ours])
         with MatrixFlops() as peer:

@@ -25,6 +25,8 @@ import torch
 from matrix_flops import product_throughput  # benchmarks/ is on sys.path
 from ours_training import (
     WARMUP_STEPS,
+    add_comparison_arguments,
+    comparison_run,
     ours_flops_per_update,
     ours_label,
     peer_speed_results,
@@ -103,19 +105,13 @@ def twice_d3rlpy_milliseconds(env: str, threads: int, name: str) -> float | None
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="MetaWorld-v0")
-    parser.add_argument("--data", default="data/MetaWorld-v0/real-train")
-    parser.add_argument("--algorithms", nargs="+", default=["BC", "TD3BC", "IQL", "CQL", "BCQ"])
-    parser.add_argument("--steps", type=int, default=200, help="updates per run, the first 10 not counted")
-    parser.add_argument("--batch-size", type=int, default=256)
+    add_comparison_arguments(parser, steps=200, steps_help=f"updates per run, the first {WARMUP_STEPS} not counted")
     parser.add_argument("--precision", default="32-true", choices=["32-true", "bf16-mixed"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--top", type=int, default=0, help="also list each algorithm's N costliest kernels")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    run = SimpleNamespace(
-        env=args.env, data=args.data, steps=args.steps, batch_size=args.batch_size, precision=args.precision
-    )
+    run = comparison_run(args, precision=args.precision)
     peak = product_throughput(torch.float32 if args.precision == "32-true" else torch.bfloat16)
     sampling = sampling_milliseconds(run)
     print(f"matrix-product peak {peak:.1f} GFLOP/s; drawing a batch {sampling:.2f} ms", flush=True)
