@@ -97,8 +97,14 @@ class SequenceBuilder:
         return pieces.finish() if finish else pieces
 
     def dynamics(self, state: torch.Tensor, action: torch.Tensor, next_state: torch.Tensor) -> Sequence:
+        pieces = self.dynamics_prompt(state, action, finish=False)
+        return pieces.state(next_state, supervised=True).finish()
+
+    def dynamics_prompt(self, state: torch.Tensor, action: torch.Tensor, finish: bool = True) -> Sequence | _Pieces:
+        """``(s, a)`` up to where ``s'`` is read: no goal in it."""
         pieces = _Pieces(self).text("Dynamics. State:").state(state).text("Action:").action(action)
-        return pieces.text("Next state:").state(next_state, supervised=True).finish()
+        pieces.text("Next state:")
+        return pieces.finish() if finish else pieces
 
     def consequence(self, instruction: str, first_state: torch.Tensor, final_state: torch.Tensor) -> Sequence:
         pieces = _Pieces(self).text("Consequence. Start:").state(first_state)

@@ -72,3 +72,15 @@ def test_imagine_rejects_bad_arguments(tmp_path, grounded_checkpoint):
         imagine(grounded_checkpoint, "BabyAI-v0", "easy", 0, tmp_path / "x", progress=False)
     with pytest.raises(ValueError, match="level"):
         imagine(grounded_checkpoint, "BabyAI-v0", "impossible", 2, tmp_path / "x", progress=False)
+
+
+def test_next_states_from_the_dynamics_prompt_are_recorded_and_a_bad_choice_writes_nothing(
+    tmp_path, grounded_checkpoint
+):
+    dataset = load_episodes(
+        imagine(grounded_checkpoint, "BabyAI-v0", "hard", 3, tmp_path / "d", next_states="dynamics", progress=False)
+    )
+    assert dataset.metadata["generator"]["next_states"] == "dynamics"
+    with pytest.raises(UserInputError, match="--next-states 'simulator'"):
+        imagine(grounded_checkpoint, "BabyAI-v0", "hard", 3, tmp_path / "x", next_states="simulator", progress=False)
+    assert not (tmp_path / "x").exists() and not list(tmp_path.glob("x*"))

@@ -102,6 +102,21 @@ def test_data_set_aside_twice_under_the_same_checkpoint_keep_both_copies(editabl
     assert load_episodes(first).num_episodes == TINY_SETTINGS["rollouts"] + 2
 
 
+def test_data_the_shipped_model_imagined_with_next_states_from_the_dynamics_prompt_are_not_its_default(
+    shipped_tiny_model, tmp_path
+):
+    out = tmp_path / "data" / "BabyAI-v0" / "imaginary-easy"
+    checkpoint = shipped_tiny_model / "BabyAI-v0" / "grounding.ckpt"
+    settings = {"seed": TINY_SETTINGS["seed"], "temperature": TINY_SETTINGS["temperature"], "progress": False}
+    imagine_command.imagine(
+        checkpoint, "BabyAI-v0", "easy", TINY_SETTINGS["rollouts"], out, next_states="dynamics", **settings
+    )
+    assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == out
+    assert load_episodes(out).metadata["generator"]["next_states"] == "rollout"
+    (stale,) = out.parent.glob("imaginary-easy.stale-*")
+    assert load_episodes(stale).metadata["generator"]["next_states"] == "dynamics"  # set aside, not lost
+
+
 @pytest.mark.parametrize("version", ["reward_version", "states_version"])
 def test_data_made_under_an_earlier_reward_or_states_are_set_aside_and_imagined_anew(
     shipped_tiny_model, tmp_path, monkeypatch, version

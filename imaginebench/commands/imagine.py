@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import torch
 
@@ -69,6 +69,7 @@ def imagine_episodes(
     pooling: str,
     generator_info: dict[str, Any],
     use_cache: bool = True,
+    next_states: str = "rollout",
 ) -> EpisodeDataset:
     """Generate rollouts ``indices`` of a run (see the module docstring) as an episode dataset."""
     from modules.grounding.generation import imagine_rollouts
@@ -91,7 +92,15 @@ def imagine_episodes(
 
         horizons = [env.horizon for env in envs[: len(chunk)]]  # per task in some domains
         batch = imagine_rollouts(
-            module, instructions, torch.stack(first_states), goal_reached, horizons, temperature, generator, use_cache
+            module,
+            instructions,
+            torch.stack(first_states),
+            goal_reached,
+            horizons,
+            temperature,
+            generator,
+            use_cache,
+            next_states=next_states,
         )
         for row, index in enumerate(chunk):
             env, length = envs[row], int(batch.lengths[row])
@@ -136,14 +145,17 @@ def imagine(
     overwrite: bool = False,
     progress: bool = True,
     wait: bool = False,
+    next_states: str = "rollout",
 ) -> Path:
     """Write ``rollouts`` imaginary rollouts of ``level`` into the dataset directory ``out``.
 
-    ``wait``: as for :func:`imaginebench.collect.collect`."""
+    ``wait``: as for :func:`imaginebench.collect.collect`. ``next_states``: as for
+    :func:`~modules.grounding.generation.imagine_rollouts`."""
     level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
     domain = get_domain(env_id)
     check_at_least(1, {"--rollouts": rollouts, "--batch-size": batch_size})
     check_at_least(0, {"--temperature": temperature})
+    check_next_states(next_states)
     check_device(device)
     module = load_grounded_model(checkpoint, device)
     expected = domain.spec(module.env_spec.embedding_dim)
@@ -163,12 +175,14 @@ def imagine(
         "encoder": encoder,
         "pooling": pooling,
         "shard_episodes": shard_episodes,
+        "next_states": next_states,
     }
     generator_info = {
         "kind": "grounded-lm",
         "seed": seed,
         "temperature": temperature,
         "decoding": "sampled" if temperature > 0 else "greedy",
+        "next_states": next_states,
         "checkpoint": str(checkpoint),
         "checkpoint_sha256": config["checkpoint_sha256"],
         "model": _json_safe(dict(module.hparams)),
@@ -176,12 +190,29 @@ def imagine(
 
     def produce(indices: range) -> EpisodeDataset:
         return imagine_episodes(
-            module, env_id, level, indices, seed, temperature, batch_size, encoder, pooling, generator_info
+            module,
+            env_id,
+            level,
+            indices,
+            seed,
+            temperature,
+            batch_size,
+            encoder,
+            pooling,
+            generator_info,
+            next_states=next_states,
         )
 
     return write_sharded(
         produce, rollouts, out, config, shard_episodes, f"imagine {env_id} {level}", overwrite, progress, wait
     )
+
+
+def check_next_states(next_states: str) -> None:
+    from modules.grounding.generation import NextStateSource
+
+    if next_states not in get_args(NextStateSource):
+        raise UserInputError(f"--next-states {next_states!r}: valid: {', '.join(get_args(NextStateSource))}")
 
 
 def check_device(device: str) -> None:
@@ -253,9 +284,9 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
         return False
     versions = get_domain(env_id).data_versions
     made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
-    made_with += [(metadata.get("counts") or {}).get("episodes")]
+    made_with += [generator.get("next_states", "rollout"), (metadata.get("counts") or {}).get("episodes")]
     made_with += [metadata_field(metadata, name) for name in versions]
-    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.rollouts]
+    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, "rollout", model.rollouts]
     if made_with == [*shipped, *versions.values()]:
         return False
     reward_version = metadata_field(metadata, "reward_version")

@@ -167,6 +167,11 @@ def imagine_main(argv: list[str]) -> None:
     parser.add_argument("--out", required=True, help="dataset directory to create")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--temperature", type=float, default=0.0, help="0: greedy actions; > 0: sampled")
+    parser.add_argument(
+        "--next-states",
+        default="rollout",
+        help="rollout: read each next state inside the goal's rollout (KALM); dynamics: from the goal-free dynamics prompt",
+    )
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--device", default="cuda" if _cuda() else "cpu")
     parser.add_argument(
@@ -190,6 +195,7 @@ def imagine_main(argv: list[str]) -> None:
         device=args.device,
         encoder=args.encoder,
         overwrite=args.overwrite,
+        next_states=args.next_states,
     )
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} imaginary rollouts, {dataset.num_steps} steps to {out}")

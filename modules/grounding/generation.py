@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 import torch
 from torch import Tensor
@@ -23,6 +23,10 @@ from imaginebench.errors import check_at_least
 
 if TYPE_CHECKING:
     from modules.grounding.model import GroundingModule
+
+NextStateSource = Literal["rollout", "dynamics"]
+"""Where an imagined rollout's next state is read: at the action's slot inside the rollout, which follows the goal
+(KALM), or from the goal-free dynamics-prediction prompt of the state and action (``(s, a) → s'``)."""
 
 
 @dataclass
@@ -76,6 +80,15 @@ def _slot_embedding(module: GroundingModule, kind: int, value: Tensor, latest_st
     return module.embed(batch)[:, 1]
 
 
+def dynamics_next_states(module: GroundingModule, states: Tensor, actions: Tensor) -> Tensor:
+    """Each row's next state read from the dynamics-prediction prompt of its ``(state, action)``, which holds no goal.
+    Every such prompt has the same length, so the batch needs no padding and no cache."""
+    prompts = [module.builder.dynamics_prompt(state, action) for state, action in zip(states.cpu(), actions.cpu())]
+    batch = {k: v.to(module.device) for k, v in module.builder.collate(prompts).items()}
+    hidden = module.decode(module.embed(batch), batch["attention_mask"]).last_hidden_state[:, -1]
+    return module.predict_state(hidden, states)
+
+
 def _zero_actions(module: GroundingModule, size: int, device: torch.device) -> Tensor:
     if module.env_spec.is_discrete:
         return torch.zeros(size, 1, dtype=torch.int64, device=device)
@@ -118,6 +131,7 @@ def imagine_rollouts(
     generator: torch.Generator | None = None,
     use_cache: bool = True,
     window_steps: int | None = None,
+    next_states: NextStateSource = "rollout",
 ) -> ImaginedBatch:
     """Generate one rollout per instruction from its first state (taken from the env's reset).
 
@@ -131,7 +145,14 @@ def imagine_rollouts(
     :func:`kept_steps` steps, exactly how a training window begins, and decoding goes on. Only the
     model's context restarts: the rollout stays one full-rate sequence of states and actions, and the
     model never reads more than the prompt and 2W slots, so a horizon of any length fits its positions.
+
+    ``next_states``: ``"rollout"`` reads ``s_{t+1}`` at ``a_t``'s slot, where the model attends to the goal (and
+    can predict the outcome the goal wants rather than the one the action has); ``"dynamics"`` reads it from the
+    goal-free dynamics prompt of ``(s_t, a_t)``, the grounding task that teaches transitions alone. Either way the
+    rollout's context holds the state chosen, so the next action follows it.
     """
+    if next_states not in get_args(NextStateSource):
+        raise ValueError(f"next_states must be one of {get_args(NextStateSource)}, got {next_states!r}")
     window = module.hparams.window_steps if window_steps is None else window_steps
     check_at_least(1, {"window_steps": window})
     device = module.device
@@ -153,7 +174,11 @@ def imagine_rollouts(
             context_steps = kept_steps(window)
             decoder = _Decoder(module, _context(module, instructions, states, actions, context_steps), use_cache)
         action = module.predict_action(decoder.last_hidden, temperature, generator)
-        state = module.predict_state(decoder.feed(_slot_embedding(module, ACTION, action, states[-1])), states[-1])
+        action_hidden = decoder.feed(_slot_embedding(module, ACTION, action, states[-1]))
+        if next_states == "dynamics":
+            state = dynamics_next_states(module, states[-1], action)
+        else:
+            state = module.predict_state(action_hidden, states[-1])
         decoder.feed(_slot_embedding(module, STATE, state, states[-1]))
         context_steps += 1
         actions.append(action)

@@ -187,3 +187,26 @@ def test_generation_slides_by_the_window_the_model_was_grounded_on(model_and_rol
 def test_a_window_of_no_steps_is_an_error_naming_the_option(model_and_rollouts, window_steps):
     with pytest.raises(UserInputError, match=rf"^window_steps must be >= 1, got {window_steps}$"):
         imagine_six(model_and_rollouts, window_steps=window_steps)
+
+
+def test_dynamics_next_states_are_what_the_dynamics_task_predicts_and_ignore_the_goal(model_and_rollouts):
+    """``next_states="dynamics"``: each s_{t+1} is read where the dynamics-prediction task supervises it, in the
+    goal-free ``(s_t, a_t)`` prompt; the actions still come from the goal's rollout."""
+    module, _ = model_and_rollouts
+    rollout = imagine_six(model_and_rollouts, horizon=5)
+    dynamics = imagine_six(model_and_rollouts, horizon=5, next_states="dynamics")
+    assert torch.equal(dynamics.actions[:, 0], rollout.actions[:, 0])  # same prefix, same draw
+    assert not torch.equal(dynamics.states, rollout.states)  # the two reads differ for this model
+    for row in range(6):
+        for t in range(5):
+            state, action = dynamics.states[row, t], dynamics.actions[row, t]
+            training = module.builder.collate([module.builder.dynamics(state, action, torch.zeros_like(state))])
+            target = int(training["supervised"][0].nonzero()[-1])  # the next-state slot the task trains
+            hidden = module.decode(module.embed(training), training["attention_mask"]).last_hidden_state
+            expected = module.predict_state(hidden[:, target - 1], state[None])[0]
+            assert torch.equal(dynamics.states[row, t + 1], expected), (row, t)
+
+
+def test_an_unknown_next_state_source_is_an_error(model_and_rollouts):
+    with pytest.raises(ValueError, match="next_states"):
+        imagine_six(model_and_rollouts, horizon=2, next_states="simulator")
