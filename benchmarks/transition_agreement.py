@@ -22,7 +22,7 @@ from imaginebench.commands.imagine import load_grounded_model
 from imaginebench.datasets import load_episodes
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.registry import make
-from imaginebench.rollout_quality import one_step_simulations
+from imaginebench.rollout_quality import one_step_wrong
 from modules.grounding.generation import dynamics_next_states
 
 
@@ -46,15 +46,14 @@ def agreement(module, path: str) -> dict[str, float]:
     steps, seed = dataset.steps, dataset.metadata["generator"]["seed"]
     state, next_state, action = steps["state"].numpy(), steps["next_state"].numpy(), steps["action"].numpy()
     agrees = np.abs(dynamics_reads(module, state, action) - next_state).max(-1) <= env.state_tolerance
-    wrong = np.ones(len(state), dtype=bool)  # a transition from an illegal state is wrong
+    wrong = np.zeros(len(state), dtype=bool)
     consistent, clean = [], []
     for start, end in episode_row_ranges(steps):
         task = dataset.tasks[int(steps["task_id"][start])]
         env.reset(seed=episode_seed(seed, int(steps["episode_id"][start])), options={"task": task})
         states = np.concatenate([state[start:end], next_state[end - 1 : end]])
         legal = [not env.state_violations(s) for s in states]
-        for t, simulated in enumerate(one_step_simulations(env, states, action[start:end], legal)):
-            wrong[start + t] = simulated is None or bool(np.abs(simulated - states[t + 1]).max() > env.state_tolerance)
+        wrong[start:end] = one_step_wrong(env, states, action[start:end], legal)
         reached = bool(env.success_flags(states).any())
         consistent.append(reached and bool(agrees[start:end].all()))
         clean.append(reached and not wrong[start:end].any())

@@ -127,10 +127,15 @@ def replay(env: ImagineBenchEnv, reset_state: np.ndarray, actions: np.ndarray) -
 def one_step_errors(env: ImagineBenchEnv, states: np.ndarray, actions: np.ndarray, legal: list[bool]) -> int:
     """Transitions ``states[t], actions[t] → states[t + 1]`` the simulator does not make, each
     started from the generated ``states[t]``; one from a state that is not ``legal`` is an error."""
-    return sum(
+    return sum(one_step_wrong(env, states, actions, legal))
+
+
+def one_step_wrong(env: ImagineBenchEnv, states: np.ndarray, actions: np.ndarray, legal: list[bool]) -> list[bool]:
+    """Per transition, whether it is one of :func:`one_step_errors`."""
+    return [
         deviation is None or bool(deviation.max() > env.state_tolerance)
         for deviation in one_step_deviations(env, states, actions, legal)
-    )
+    ]
 
 
 def one_step_deviations(
