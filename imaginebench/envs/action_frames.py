@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from imaginebench.envs.clevr.layout import NUM_ACTIONS, NUM_BALLS, STATE_DIM
+from imaginebench.envs.babyai import layout as babyai_layout
+from imaginebench.envs.babyai.agent_frame import FRAMED, OBJECT_FEATURES, agent_frame
+from imaginebench.envs.clevr import layout as clevr_layout
 from imaginebench.envs.clevr.push_frame import BALL_FEATURES, push_frame
 
 
@@ -29,7 +31,12 @@ class ActionFrame:
 
 
 ACTION_FRAMES: dict[str, ActionFrame] = {
-    "clevr-push": ActionFrame(push_frame, NUM_BALLS, BALL_FEATURES, STATE_DIM, NUM_ACTIONS),
+    "babyai-agent": ActionFrame(
+        agent_frame, len(FRAMED), OBJECT_FEATURES, babyai_layout.STATE_DIM, babyai_layout.NUM_ACTIONS
+    ),
+    "clevr-push": ActionFrame(
+        push_frame, clevr_layout.NUM_BALLS, BALL_FEATURES, clevr_layout.STATE_DIM, clevr_layout.NUM_ACTIONS
+    ),
 }
 
 
