@@ -64,4 +64,4 @@ def test_the_frame_tells_when_a_pick_up_drop_or_toggle_changes_the_state():
                 continue
             assert changed == predicted, (state, action)
             seen[action][int(changed)] += 1
-    assert min(min(counts) for counts in seen.values()) >= 5, seen  # both outcomes of both actions were checked
+    assert min(min(counts) for counts in seen.values()) >= 5, seen  # both outcomes of each action were checked
