@@ -70,6 +70,7 @@ class GroundingModule(LightningModule):
         vocabulary: list[str] | None = None,
         predict_state_change: bool = False,
         state_values: int = 0,
+        copy_values: bool = False,
         still_tolerance: float = 0.0,
         state_change_bin_width: float = 0.0,
         max_state_change: float = 0.0,
@@ -96,7 +97,8 @@ class GroundingModule(LightningModule):
         whose states are whole numbers in [0, K) (grids), a state slot is the sum of one learned
         embedding per dimension and value, and the state head classifies each dimension's next value
         (:class:`WholeNumberStateHead`), so a predicted state is exact or wrong, never off by a
-        rounding error. ``still_tolerance`` t > 0 (with ``predict_state_change``): the head also
+        rounding error. ``copy_values`` (with ``state_values``): the head may also give a dimension the value
+        another dimension has now (a drop puts the object on the agent's cell). ``still_tolerance`` t > 0 (with ``predict_state_change``): the head also
         classifies whether each dimension changes by more than t, and a dimension judged still keeps
         its value exactly (a regressed change is never exactly zero, so untouched objects would creep,
         e.g. CLEVR-Robot's balls out of the walls over a rollout). ``state_change_bin_width`` w > 0
@@ -126,6 +128,8 @@ class GroundingModule(LightningModule):
             raise ValueError(
                 f"grounding: state_values must be >= 0 and excludes predict_state_change, got {state_values}"
             )
+        if copy_values and not state_values:
+            raise UserInputError("model.copy_values: copies whole-number values; it needs model.state_values > 0")
         if still_tolerance < 0 or (still_tolerance and not predict_state_change):
             raise ValueError(
                 f"grounding: still_tolerance must be >= 0 and needs predict_state_change, got {still_tolerance}"
@@ -179,7 +183,7 @@ class GroundingModule(LightningModule):
         )
         self.state_head: nn.Module
         if state_values:
-            self.state_head = WholeNumberStateHead(width, spec.state_dim, state_values)
+            self.state_head = WholeNumberStateHead(width, spec.state_dim, state_values, copies=copy_values)
         elif state_change_bin_width:
             self.state_head = BinnedChangeHead(width, spec.state_dim, state_change_bin_width, max_state_change)
         else:

@@ -82,6 +82,7 @@ def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_r
         ("lora", {}),
         ("lora", {"predict_state_change": True}),
         ("lora", {"state_values": 8}),
+        ("lora", {"state_values": 8, "copy_values": True}),
         ("lora", {"predict_state_change": True, "still_tolerance": 0.5}),
         ("lora", {"predict_state_change": True, "state_change_bin_width": 0.5, "max_state_change": 2.0}),
     ],
@@ -203,6 +204,30 @@ def test_a_value_state_head_reads_and_predicts_each_dimension_as_a_symbol(babyai
     assert float(module.state_loss(torch.randn(1, 32), moved, state)) > 0.2
     with pytest.raises(ValueError, match="state_values"):
         tiny_module(datamodule, predict_state_change=True, state_values=8)
+
+
+def test_a_copying_value_head_gives_a_dimension_the_value_another_has_now(babyai_real):
+    """With ``copy_values``: a pointer logit per (dimension, source) pair puts a dimension on the source's current
+    value, whichever it is (a drop lands on the agent's cell); the term starts at zero, so the head starts as
+    without it."""
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, state_values=8, copy_values=True)
+    head = module.state_head
+    state = datamodule.train_rollouts[0].states[0:1]
+    hidden = torch.randn(1, 32)
+    plain = tiny_module(datamodule, state_values=8)
+    plain.state_head.load_state_dict({k: v for k, v in head.state_dict().items() if not k.startswith("copy")})
+    torch.testing.assert_close(head(hidden, state), plain.state_head(hidden, state))
+    with torch.no_grad():
+        head.copy_logits.bias.view(17, 17)[1, 13] = 20.0  # dimension 1 (ball row) takes the agent's row
+    for agent_row in (2.0, 5.0):
+        placed = state.clone()
+        placed[0, 13] = agent_row
+        expected = placed.clone()
+        expected[0, 1] = agent_row
+        torch.testing.assert_close(module.predict_state(hidden, placed), expected)
+    with pytest.raises(UserInputError, match="model.copy_values"):
+        tiny_module(datamodule, copy_values=True)
 
 
 def test_a_lora_checkpoint_of_a_tied_embedding_backbone_leaves_out_both_aliases(tmp_path, babyai_real):
