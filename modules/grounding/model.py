@@ -79,46 +79,42 @@ class GroundingModule(LightningModule):
         action_frame: str | None = None,
         action_reads_state: bool = False,
     ) -> None:
-        """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into
-        the cache on first use), a local HF directory, or None for a Llama of the given sizes built
-        from a config (seeded by ``init_seed``). ``backbone_layers``: keep only the first k decoder
-        layers of a pretrained backbone (cost falls with k). ``backbone_init: random`` builds the backbone's
-        architecture with fresh weights under ``init_seed`` (the ablation of the language prior: same layers,
-        tokenizer and recipe, nothing learnt from text). ``tokenizer``: a local directory; default the backbone's
-        own, or the MiniLM WordPiece vocabulary for a from-config backbone. ``round_states``: the
-        env's states are whole numbers (grids), so generated states are rounded.
-        ``explanation_eval_rollouts``: held-out real rollouts explained after each validation.
-        ``vocabulary``: the words of a from-config backbone's tokenizer (LightningCLI links it from
-        the data); their embeddings and the text head train fully, even with LoRA, because a
-        from-config backbone has no pretrained vocabulary to preserve. ``predict_state_change``: the
-        state head predicts the change from the latest state earlier in the sequence (most dimensions
-        do not change in a step, which is why learned dynamics models such as MBPO's predict
-        differences); off, it predicts the state itself, as KALM did. ``state_values`` K > 0: for envs
-        whose states are whole numbers in [0, K) (grids), a state slot is the sum of one learned
-        embedding per dimension and value, and the state head classifies each dimension's next value
-        (:class:`WholeNumberStateHead`), so a predicted state is exact or wrong, never off by a
-        rounding error. ``copy_values`` (with ``state_values``): the head may also give a dimension the value
-        another dimension has now (a drop puts the object on the agent's cell). ``still_tolerance`` t > 0 (with ``predict_state_change``): the head also
-        classifies whether each dimension changes by more than t, and a dimension judged still keeps
-        its value exactly (a regressed change is never exactly zero, so untouched objects would creep,
-        e.g. CLEVR-Robot's balls out of the walls over a rollout). ``state_change_bin_width`` w > 0
-        (with ``predict_state_change``): the head classifies each dimension's change into bins of
-        width w up to ``max_state_change`` (:class:`BinnedChangeHead`), so a generated change is
-        one outcome the model saw, not a blend of several, and zero is exact. ``standardize_changes``
-        (with a regressed ``predict_state_change``): a change is divided by the root mean square of the
-        real per-step changes of its dimension (those beyond ``still_tolerance``), not by the spread of
-        the states: a Meta-World hand moves a few mm a step against a spread of ~10 cm, so with the
-        states' scale a head that predicts no change at all costs almost nothing. ``window_steps`` W: the
-        rollout window the generation and explanation examples were cut to (LightningCLI links it from
-        ``data.window_steps``); kept here so imagination slides its context by the window the model was
-        trained on, and validation explains the last W steps of each held-out rollout. ``action_frame``: the
-        name of an :data:`~imaginebench.envs.action_frames.ACTION_FRAMES` entry; each action slot then also gets an
-        encoding of the latest state seen from the action, object by object (CLEVR-Robot: every ball's offset along
-        and across the push; :class:`ObjectFrameEncoder`), because the slots' flat coordinates and action symbols hide
-        the geometry a collision depends on. ``action_reads_state``: each action slot also gets an MLP of the
-        standardised latest state and the action (:class:`StateActionEncoder`), the input of a learned dynamics
-        model, because a backbone that reads state and action in separate slots predicted HalfCheetah's next state
-        with four times the squared error of an MLP."""
+        """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into the cache on
+        first use), a local HF directory, or None for a Llama of the given sizes built from a config (seeded by
+        ``init_seed``). ``backbone_layers``: keep only the first k decoder layers of a pretrained backbone (cost falls
+        with k). ``backbone_init: random`` builds the backbone's architecture with fresh weights under ``init_seed``
+        (the ablation of the language prior: same layers, tokenizer and recipe, nothing learnt from text).
+        ``tokenizer``: a local directory; default the backbone's own, or the MiniLM WordPiece vocabulary for a
+        from-config backbone. ``round_states``: the env's states are whole numbers (grids), so generated states are
+        rounded. ``explanation_eval_rollouts``: held-out real rollouts explained after each validation. ``vocabulary``:
+        the words of a from-config backbone's tokenizer (LightningCLI links it from the data); their embeddings and the
+        text head train fully, even with LoRA, because a from-config backbone has no pretrained vocabulary to preserve.
+        ``predict_state_change``: the state head predicts the change from the latest state earlier in the sequence (most
+        dimensions do not change in a step, which is why learned dynamics models such as MBPO's predict differences);
+        off, it predicts the state itself, as KALM did. ``state_values`` K > 0: for envs whose states are whole numbers
+        in [0, K) (grids), a state slot is the sum of one learned embedding per dimension and value, and the state head
+        classifies each dimension's next value (:class:`WholeNumberStateHead`), so a predicted state is exact or wrong,
+        never off by a rounding error. ``copy_values`` (with ``state_values``): the head may also give a dimension the
+        value another dimension has now (a drop puts the object on the agent's cell). ``still_tolerance`` t > 0 (with
+        ``predict_state_change``): the head also classifies whether each dimension changes by more than t, and a
+        dimension judged still keeps its value exactly (a regressed change is never exactly zero, so untouched objects
+        would creep, e.g. CLEVR-Robot's balls out of the walls over a rollout). ``state_change_bin_width`` w > 0 (with
+        ``predict_state_change``): the head classifies each dimension's change into bins of width w up to
+        ``max_state_change`` (:class:`BinnedChangeHead`), so a generated change is one outcome the model saw, not a
+        blend of several, and zero is exact. ``standardize_changes`` (with a regressed ``predict_state_change``): a
+        change is divided by the root mean square of the real per-step changes of its dimension (those beyond
+        ``still_tolerance``), not by the spread of the states: a Meta-World hand moves a few mm a step against a spread
+        of ~10 cm, so with the states' scale a head that predicts no change at all costs almost nothing.
+        ``window_steps`` W: the rollout window the generation and explanation examples were cut to (LightningCLI links
+        it from ``data.window_steps``); kept here so imagination slides its context by the window the model was trained
+        on, and validation explains the last W steps of each held-out rollout. ``action_frame``: the name of an
+        :data:`~imaginebench.envs.action_frames.ACTION_FRAMES` entry; each action slot then also gets an encoding of the
+        latest state seen from the action, object by object (CLEVR-Robot: every ball's offset along and across the push;
+        :class:`ObjectFrameEncoder`), because the slots' flat coordinates and action symbols hide the geometry a
+        collision depends on. ``action_reads_state``: each action slot also gets an MLP of the standardised latest state
+        and the action (:class:`StateActionEncoder`), the input of a learned dynamics model, because a backbone that
+        reads state and action in separate slots predicted HalfCheetah's next state with four times the squared error of
+        an MLP."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
