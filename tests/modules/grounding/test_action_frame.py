@@ -26,6 +26,13 @@ def clevr(tmp_path_factory):
     return datamodule
 
 
+@pytest.fixture(scope="module")
+def babyai(babyai_real):
+    datamodule = GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], val_fraction=0.1)
+    datamodule.setup()
+    return datamodule
+
+
 def framed_module(datamodule, action_frame: str | None = "clevr-push", **options):
     from modules.grounding.model import GroundingModule
 
@@ -64,9 +71,7 @@ def test_decoding_embeds_each_slot_as_training_embeds_the_same_rollout(clevr):
     assert_decoding_embeds_each_slot_as_training(framed_module(clevr), rollout, len(rollout.actions))
 
 
-def test_babyai_decoding_embeds_each_slot_with_its_frame_as_training_does(babyai_real):
-    babyai = GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], val_fraction=0.1)
-    babyai.setup()
+def test_babyai_decoding_embeds_each_slot_with_its_frame_as_training_does(babyai):
     rollout = babyai.train_rollouts[0]
     module = framed_module(babyai, action_frame="babyai-agent")
     assert_decoding_embeds_each_slot_as_training(module, rollout, len(rollout.actions))
@@ -76,10 +81,8 @@ def test_framed_generation_with_a_kv_cache_equals_generation_without(clevr):
     assert_generation_with_a_kv_cache_equals_generation_without(framed_module(clevr), clevr.train_rollouts[:3], 4)
 
 
-def test_an_unknown_or_mismatched_frame_is_a_one_line_error_naming_the_option(clevr, babyai_real):
+def test_an_unknown_or_mismatched_frame_is_a_one_line_error_naming_the_option(clevr, babyai):
     with pytest.raises(ValueError, match="model.action_frame: unknown frame 'nope'; known: babyai-agent, clevr-push"):
         framed_module(clevr, action_frame="nope")
-    babyai = GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], val_fraction=0.1)
-    babyai.setup()
     with pytest.raises(ValueError, match="model.action_frame: 'clevr-push' reads 10 state numbers and 40 actions"):
         framed_module(babyai)
