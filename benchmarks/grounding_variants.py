@@ -6,7 +6,9 @@ and what it buys (last validation scalars, rollout quality per level).
 A variant is a name plus extra ``imaginebench ground`` arguments; everything it produces lives in
 ROOT/NAME: the grounding run (run/), imaginary-<level>/, quality.json and variant.json, the row of
 the table. ``run`` grounds, imagines and measures; grounding is skipped when ROOT/NAME/ground.json
-(written after a finished grounding) exists, so a rerun redoes only imagination and quality.
+(written after a finished grounding) exists, so a rerun redoes only imagination and quality. An
+interrupted grounding resumes from ROOT/NAME/run's last checkpoint, and its CPU minutes count every
+process (the grounding configs' ``CpuTime`` callback keeps them in the checkpoint).
 ``record`` writes variant.json for a variant grounded and evaluated earlier by hand.
 
     .venv/bin/python benchmarks/grounding_variants.py run NAME --env ENV [--rollouts 140] [--levels rephrase easy hard] [--root runs/variants] [-- GROUND_ARGS...]
@@ -24,6 +26,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import torch
+
+from callbacks.cpu_time import checkpoint_cpu_s
 from imaginebench.checkpoints import last_checkpoint
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.storage import atomic_write_text
@@ -65,13 +70,15 @@ def run_child(command: list[str]) -> float:
 
 def ground(variant: Path, env_id: str, ground_args: list[str]) -> dict[str, Any]:
     """Grounds once per variant; ground.json keeps its CPU seconds and arguments for later reruns
-    (whose own ``--`` arguments are then ignored)."""
+    (whose own ``--`` arguments are then ignored). The CPU seconds are those the last checkpoint's
+    :class:`~callbacks.cpu_time.CpuTime` counted over every process of the run, resumes included; the
+    child's own where the config has no such callback."""
     marker = variant / "ground.json"
     if marker.exists():
         print(f"[{variant.name}] ground: {marker} exists, kept", flush=True)
         return json.loads(marker.read_text())
     config = grounding_config(env_id)
-    resumed = " (resuming last.ckpt: CPU time counts this part only)" if checkpoint_path(variant).exists() else ""
+    resumed = " (resuming last.ckpt)" if checkpoint_path(variant).exists() else ""
     print(f"[{variant.name}] ground: {config} {' '.join(ground_args)}{resumed}", flush=True)
     cpu_s = run_child(
         [
@@ -91,7 +98,8 @@ def ground(variant: Path, env_id: str, ground_args: list[str]) -> dict[str, Any]
             *ground_args,
         ]
     )
-    grounded = {"cpu_s": cpu_s, "ground_args": ground_args}
+    counted = checkpoint_cpu_s(torch.load(checkpoint_path(variant), map_location="cpu", weights_only=True, mmap=True))
+    grounded = {"cpu_s": cpu_s if counted is None else counted, "ground_args": ground_args}
     atomic_write_text(json.dumps(grounded), marker)
     return grounded
 

@@ -10,6 +10,7 @@ import pytest
 import torch
 import yaml
 
+from callbacks.cpu_time import CpuTime, checkpoint_cpu_s, process_cpu_s
 from imaginebench.checkpoints import last_checkpoint
 from imaginebench.collect import collect
 from imaginebench.commands.lightning_cli import run_grounding_cli, run_lightning_cli
@@ -145,3 +146,19 @@ def test_ckpt_path_last_without_an_earlier_run_is_an_error(tiny, tmp_path):
     last = tmp_path / "runs" / "tiny" / "iql-seed3" / "checkpoints" / "last.ckpt"
     with pytest.raises(UserInputError, match=rf"--ckpt_path last: {last} does not exist"):
         fit("iql", tiny, "--ckpt_path", "last", "--seed_everything", "3")
+
+
+def test_cpu_seconds_of_earlier_processes_travel_in_the_checkpoint(tiny, tmp_path):
+    """A resumed run counts what its checkpoint had counted plus this process's CPU seconds (the 10⁶ seconds
+    written into the checkpoint stand for earlier processes)."""
+    with_cpu_time = ("--trainer.callbacks+=callbacks.cpu_time.CpuTime",)
+    fit("bc", tiny, *with_cpu_time)
+    last = tmp_path / "runs" / "tiny" / "bc-seed0" / "checkpoints" / "last.ckpt"
+    checkpoint = torch.load(last, weights_only=False)
+    assert 0 < checkpoint_cpu_s(checkpoint) < 10**6
+    checkpoint["callbacks"][CpuTime.__qualname__]["cpu_s"] = 10**6
+    torch.save(checkpoint, last)
+
+    fit("bc", tiny, *with_cpu_time, "--ckpt_path", "last", "--trainer.max_epochs", "2")
+    assert 10**6 < checkpoint_cpu_s(torch.load(last, weights_only=False)) <= 10**6 + process_cpu_s()
+    assert checkpoint_cpu_s({"state_dict": {}}) is None  # a checkpoint written without the callback
