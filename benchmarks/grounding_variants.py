@@ -26,10 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from callbacks.cpu_time import checkpoint_cpu_s
-from imaginebench.checkpoints import last_checkpoint
+from imaginebench.checkpoints import last_checkpoint, read_lightning_checkpoint
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.storage import atomic_write_text
 
@@ -98,7 +95,9 @@ def ground(variant: Path, env_id: str, ground_args: list[str]) -> dict[str, Any]
             *ground_args,
         ]
     )
-    counted = checkpoint_cpu_s(torch.load(checkpoint_path(variant), map_location="cpu", weights_only=True, mmap=True))
+    from callbacks.cpu_time import checkpoint_cpu_s  # lightning loads only for a grounding, not for `table`
+
+    counted = checkpoint_cpu_s(read_lightning_checkpoint(checkpoint_path(variant), "grounding checkpoint"))
     grounded = {"cpu_s": cpu_s if counted is None else counted, "ground_args": ground_args}
     atomic_write_text(json.dumps(grounded), marker)
     return grounded
@@ -157,14 +156,12 @@ def write_variant(
     imagine_cpu_s: float | None,
     ground_gpu: str | None = None,
 ) -> dict[str, Any]:
-    import torch
-
     quality = json.loads((variant / "quality.json").read_text())
     row = {
         "name": variant.name,
         "env_id": env_id,
         "ground_args": ground_args,
-        "updates": int(torch.load(checkpoint_path(variant), map_location="cpu", weights_only=False)["global_step"]),
+        "updates": int(read_lightning_checkpoint(checkpoint_path(variant), "grounding checkpoint")["global_step"]),
         "ground_cpu_s": ground_cpu_s,
         "ground_gpu": ground_gpu,
         "imagine_cpu_s": imagine_cpu_s,
