@@ -60,6 +60,7 @@ class GroundingModule(LightningModule):
         lora_dropout: float = 0.0,
         lora_target_modules: list[str] | None = None,
         lr: float = 1e-3,
+        backbone_lr: float | None = None,
         weight_decay: float = 0.0,
         warmup_steps: int = 100,
         state_loss_weight: float = 0.5,
@@ -86,7 +87,11 @@ class GroundingModule(LightningModule):
         (the ablation of the language prior: same layers, tokenizer and recipe, nothing learnt from text).
         ``tokenizer``: a local directory; default the backbone's own, or the MiniLM WordPiece vocabulary for a
         from-config backbone. ``round_states``: the env's states are whole numbers (grids), so generated states are
-        rounded. ``explanation_eval_rollouts``: held-out real rollouts explained after each validation. ``vocabulary``:
+        rounded. ``backbone_lr``: the learning rate of the backbone's trained weights (the LoRA adapter, or every weight
+        with ``finetune: full``; a from-config backbone's new vocabulary too; default ``lr``), apart from the slots and
+        heads, which start from nothing and keep ``lr``: a pretrained stack trained at the new layers' rate may lose
+        what pretraining put in it.
+        ``explanation_eval_rollouts``: held-out real rollouts explained after each validation. ``vocabulary``:
         the words of a from-config backbone's tokenizer (LightningCLI links it from the data); their embeddings and the
         text head train fully, even with LoRA, because a from-config backbone has no pretrained vocabulary to preserve.
         ``predict_state_change``: the state head predicts the change from the latest state earlier in the sequence (most
@@ -140,6 +145,8 @@ class GroundingModule(LightningModule):
                 "state_change_bin_width"
             )
         check_at_least(1, {"model.window_steps": window_steps})
+        if backbone_lr is not None and backbone_lr <= 0:
+            raise UserInputError(f"model.backbone_lr: must be > 0 (or null for model.lr), got {backbone_lr}")
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
         backbone_dir = resolve_backbone(backbone)
@@ -414,11 +421,23 @@ class GroundingModule(LightningModule):
             )
 
     def configure_optimizers(self) -> Any:
-        parameters = [p for p in self.parameters() if p.requires_grad]
-        optimizer = torch.optim.AdamW(parameters, lr=self.hparams.lr, weight_decay=self.hparams.weight_decay)
+        optimizer = torch.optim.AdamW(self.parameter_groups(), weight_decay=self.hparams.weight_decay)
         warmup = max(1, self.hparams.warmup_steps)
         schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / warmup))
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
+
+    def parameter_groups(self) -> list[dict[str, Any]]:
+        """The trained backbone weights at ``backbone_lr`` and the rest (slots, frames, heads) at ``lr``; one group
+        without ``backbone_lr``, so runs begun before the option resume with their optimizer state."""
+        trained = [p for p in self.parameters() if p.requires_grad]
+        backbone_lr = self.hparams.get("backbone_lr")  # absent from checkpoints made before the option
+        if backbone_lr is None:
+            return [{"params": trained, "lr": self.hparams.lr}]
+        in_backbone = {id(p) for p in self.lm.parameters()}
+        return [
+            {"params": [p for p in trained if id(p) in in_backbone], "lr": backbone_lr},
+            {"params": [p for p in trained if id(p) not in in_backbone], "lr": self.hparams.lr},
+        ]
 
     # ----------------------------------------------------------------------------- checkpoints
 

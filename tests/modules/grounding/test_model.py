@@ -75,6 +75,26 @@ def test_lora_trains_only_the_adapter_and_the_new_projections_and_heads(babyai_r
     assert all(p.requires_grad for p in full.parameters())
 
 
+@pytest.mark.parametrize("finetune", ["lora", "full"])
+def test_backbone_lr_puts_the_backbone_and_only_the_backbone_at_its_own_rate(babyai_real, finetune):
+    datamodule = tiny_datamodule(babyai_real)
+    module = tiny_module(datamodule, finetune=finetune, backbone_lr=1e-4, lr=1e-2)
+    optimizer = module.configure_optimizers()["optimizer"]
+    backbone, rest = optimizer.param_groups
+    assert (backbone["initial_lr"], rest["initial_lr"]) == (1e-4, 1e-2)  # before the warmup scales them
+    trained = [p for p in module.parameters() if p.requires_grad]
+    assert sorted(map(id, backbone["params"] + rest["params"])) == sorted(map(id, trained))  # each once
+    in_backbone = {id(p) for p in module.lm.parameters()}
+    assert all(id(p) in in_backbone for p in backbone["params"])
+    assert {"state_head.weight", "action_projection.weight"} <= {
+        name for name, p in module.named_parameters() if any(p is q for q in rest["params"])
+    }
+    single = tiny_module(datamodule, finetune=finetune).configure_optimizers()["optimizer"].param_groups
+    assert len(single) == 1  # without the option the optimizer is as before, so older runs resume
+    with pytest.raises(UserInputError, match="model.backbone_lr"):
+        tiny_module(datamodule, backbone_lr=0.0)
+
+
 @pytest.mark.parametrize(
     "finetune, state_head",
     [
