@@ -45,10 +45,21 @@ def episode_seed(seed: int, index: int) -> int:
 
 
 def run_expert_episodes(
-    env_id: str, level: str, indices: range, seed: int, encoder: str, pooling: str, epsilon: float = 0.0
+    env_id: str,
+    level: str,
+    indices: range,
+    seed: int,
+    encoder: str,
+    pooling: str,
+    epsilon: float = 0.0,
+    steps_after_success: int = 0,
 ) -> EpisodeDataset:
     """Roll out the domain's expert for the given episode indices (tasks assigned round-robin). ``epsilon``
-    (discrete actions): each step takes, and records, a uniformly random action with that probability."""
+    (discrete actions): each step takes, and records, a uniformly random action with that probability.
+    ``steps_after_success`` (discrete actions): an episode goes on for that many uniformly random steps after the
+    goal is first reached, so it never terminates (no row has ``terminated``; ``success`` marks the steps where the
+    goal holds, and the last row is ``truncated``, as in Meta-World's data). The random draws come after all of
+    the expert's, so the steps up to success are those of the same run without it."""
     domain = get_domain(env_id)
     env = make(env_id, level, encoder=encoder, pooling=pooling)
     tasks = list(domain.tasks[level])
@@ -59,10 +70,13 @@ def run_expert_episodes(
         obs, info = env.reset(seed=episode_seed(seed, index), options={"task": tasks[index % len(tasks)]})
         instruction_id = texts.setdefault(info["instruction"], len(texts))
         noise = np.random.default_rng([seed, index])
-        done, t = False, 0
+        done, t, tail_end = False, 0, None
         while not done:
-            action = expert(env)
-            if epsilon and noise.random() < epsilon:
+            if tail_end is None:
+                action = expert(env)
+                if epsilon and noise.random() < epsilon:
+                    action = int(noise.integers(env.action_space.n))
+            else:
                 action = int(noise.integers(env.action_space.n))
             executed = action
             if domain.collect_action_noise:
@@ -72,6 +86,10 @@ def run_expert_episodes(
                     env.action_space.high,
                 ).astype(np.float32)
             next_obs, reward, terminated, truncated, info = env.step(executed)
+            if steps_after_success:
+                if tail_end is None and info["is_success"]:
+                    tail_end = t + 1 + steps_after_success
+                terminated, truncated = False, truncated or t + 1 == tail_end
             for key, value in (
                 ("state", obs["state"]),
                 ("next_state", next_obs["state"]),
@@ -91,6 +109,8 @@ def run_expert_episodes(
     generator = {"kind": "expert", "seed": seed, "action_noise": domain.collect_action_noise}
     if epsilon:
         generator["epsilon"] = epsilon
+    if steps_after_success:
+        generator["steps_after_success"] = steps_after_success
     return build_dataset(env_id, level, env.instructions, rows, list(texts), "real", generator)
 
 
@@ -164,11 +184,14 @@ def collect(
     wait: bool = False,
     workers: int = 1,
     epsilon: float = 0.0,
+    steps_after_success: int = 0,
 ) -> Path:
     """Collect ``episodes`` expert episodes of ``level`` into the dataset directory ``out``.
 
     ``epsilon`` (discrete actions): a random action, taken and recorded, at that share of the steps, so the data
     show what actions the expert never takes do (a pick-up on an empty cell, a toggle of an open door).
+    ``steps_after_success`` (discrete actions): each episode goes on for that many random steps after its goal is
+    reached, never terminating, so the data show states the expert's episodes end on (an open door, toggled again).
 
     ``wait``: when another process is writing ``out``, wait for it and use what it wrote instead of
     failing; for collection on first use, where two runs may start at once. ``workers``: processes
@@ -180,6 +203,11 @@ def collect(
         raise UserInputError(
             f"--epsilon: needs a discrete action space and 0 < epsilon <= 1, got {epsilon} for {env_id}"
         )
+    if steps_after_success and not (steps_after_success > 0 and get_domain(env_id).action_kind == "discrete"):
+        raise UserInputError(
+            f"--steps-after-success: needs a discrete action space and a count >= 0, got {steps_after_success} "
+            f"for {env_id}"
+        )
     config = {
         "env_id": env_id,
         "level": level,
@@ -189,11 +217,19 @@ def collect(
         "pooling": pooling,
         "shard_episodes": shard_episodes,
         **({"epsilon": epsilon} if epsilon else {}),
+        **({"steps_after_success": steps_after_success} if steps_after_success else {}),
     }
     if workers > 1:
         instruction_table(env_id, level, encoder, pooling)  # encoded once here, not raced for by every worker
     produce = partial(
-        run_expert_episodes, env_id, level, seed=seed, encoder=encoder, pooling=pooling, epsilon=epsilon
+        run_expert_episodes,
+        env_id,
+        level,
+        seed=seed,
+        encoder=encoder,
+        pooling=pooling,
+        epsilon=epsilon,
+        steps_after_success=steps_after_success,
     )  # picklable
     return write_sharded(
         produce, episodes, out, config, shard_episodes, f"collect {env_id} {level}", overwrite, progress, wait, workers

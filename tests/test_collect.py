@@ -148,6 +148,36 @@ def test_epsilon_takes_and_records_random_actions_whose_transitions_the_simulato
     assert not torch.equal(noisy.steps["action"][:20], expert.steps["action"][:20])
 
 
+def test_steps_after_success_extend_each_episode_by_random_steps_past_its_goal(tmp_path):
+    from imaginebench.rollout_quality import check_rollouts
+
+    plain = load_episodes(collect("BabyAI-v0", "train", 12, tmp_path / "plain", seed=3, progress=False, epsilon=0.5))
+    tail = load_episodes(
+        collect("BabyAI-v0", "train", 12, tmp_path / "tail", seed=3, progress=False, epsilon=0.5, steps_after_success=5)
+    )
+    assert tail.metadata["generator"]["steps_after_success"] == 5
+    assert tail.metadata["counts"]["per_task"] == plain.metadata["counts"]["per_task"]  # success: goal reached at all
+    assert not tail.steps["terminated"].any()  # the collector never stopped at a goal
+    assert all(check.drift_errors == 0 for check in check_rollouts(tail))  # the random steps were the ones taken
+    for episode in range(12):
+        before = plain.steps[plain.steps["episode_id"] == episode]
+        after = tail.steps[tail.steps["episode_id"] == episode]
+        if not before["success"][-1]:  # never reached its goal: the same episode, cut at the horizon
+            assert torch.equal(after["action"], before["action"])
+            continue
+        assert after.batch_size[0] == before.batch_size[0] + 5 and bool(after["truncated"][-1])
+        assert torch.equal(after["action"][: before.batch_size[0]], before["action"])  # same steps up to the goal
+        assert torch.equal(after["state"][: before.batch_size[0]], before["state"])
+
+
+def test_steps_after_success_needs_discrete_actions_and_a_count(tmp_path):
+    with pytest.raises(UserInputError, match="--steps-after-success: needs a discrete action space"):
+        collect("BabyAI-v0", "train", 2, tmp_path / "a", progress=False, steps_after_success=-1)
+    with pytest.raises(UserInputError, match="got 3 for Mujoco-v0"):
+        collect("Mujoco-v0", "train", 2, tmp_path / "b", progress=False, steps_after_success=3)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
 def test_epsilon_needs_discrete_actions_and_a_probability(tmp_path):
     with pytest.raises(UserInputError, match="--epsilon: needs a discrete action space and 0 < epsilon <= 1"):
         collect("BabyAI-v0", "train", 2, tmp_path / "a", progress=False, epsilon=1.5)

@@ -111,6 +111,12 @@ def collect_main(argv: list[str]) -> None:
         default=0.0,
         help="discrete actions: share of steps that take (and record) a uniformly random action",
     )
+    parser.add_argument(
+        "--steps-after-success",
+        type=int,
+        default=0,
+        help="discrete actions: random steps each episode takes after its goal is reached (episodes never terminate)",
+    )
     args = parser.parse_args(argv)
 
     from imaginebench.collect import collect, format_success_table
@@ -128,6 +134,7 @@ def collect_main(argv: list[str]) -> None:
         overwrite=args.overwrite,
         workers=available_cores() if args.workers is None else args.workers,
         epsilon=args.epsilon,
+        steps_after_success=args.steps_after_success,
     )
     dataset = load_episodes(out)
     print(f"wrote {dataset.num_episodes} episodes, {dataset.num_steps} steps to {out}")

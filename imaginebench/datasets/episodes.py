@@ -82,10 +82,15 @@ class EpisodeDataset:
         return self.metadata["source"]
 
     def counts(self) -> dict[str, Any]:
-        """Episodes and successes per task, recomputed from the steps."""
+        """Episodes and successes per task, recomputed from the steps. An episode succeeded if its goal held at any
+        step: the last one where episodes stop at success, an earlier one where they go on past it."""
         last = _episode_last_rows(self.steps)
+        episode_index = torch.zeros(self.num_steps, dtype=torch.long)
+        episode_index[last[:-1] + 1] = 1
+        reached = torch.zeros(last.numel(), dtype=torch.bool)
+        reached.index_put_((episode_index.cumsum(0),), self.steps["success"].bool(), accumulate=True)
         per_task: dict[str, dict[str, int]] = {}
-        for task_id, success in zip(self.steps["task_id"][last].tolist(), self.steps["success"][last].tolist()):
+        for task_id, success in zip(self.steps["task_id"][last].tolist(), reached.tolist()):
             entry = per_task.setdefault(self.tasks[task_id], {"episodes": 0, "successes": 0})
             entry["episodes"] += 1
             entry["successes"] += int(success)
