@@ -199,15 +199,13 @@ def collect(
     that calls this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard."""
     level = check_dataset_arguments(env_id, level, out, encoder, pooling, overwrite)
     check_at_least(1, {"--episodes": episodes, "--workers": workers})
-    if epsilon and not (0 < epsilon <= 1 and get_domain(env_id).action_kind == "discrete"):
-        raise UserInputError(
-            f"--epsilon: needs a discrete action space and 0 < epsilon <= 1, got {epsilon} for {env_id}"
-        )
-    if steps_after_success and not (steps_after_success > 0 and get_domain(env_id).action_kind == "discrete"):
-        raise UserInputError(
-            f"--steps-after-success: needs a discrete action space and a count >= 0, got {steps_after_success} "
-            f"for {env_id}"
-        )
+    discrete = get_domain(env_id).action_kind == "discrete"
+    for option, value, valid, requirement in (
+        ("--epsilon", epsilon, 0 < epsilon <= 1, "0 < epsilon <= 1"),
+        ("--steps-after-success", steps_after_success, steps_after_success > 0, "a count >= 0"),
+    ):
+        if value and not (valid and discrete):  # random actions: only a discrete space has a uniform one
+            raise UserInputError(f"{option}: needs a discrete action space and {requirement}, got {value} for {env_id}")
     config = {
         "env_id": env_id,
         "level": level,
