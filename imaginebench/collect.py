@@ -202,7 +202,7 @@ def collect(
     discrete = get_domain(env_id).action_kind == "discrete"
     for option, value, valid, requirement in (
         ("--epsilon", epsilon, 0 < epsilon <= 1, "0 < epsilon <= 1"),
-        ("--steps-after-success", steps_after_success, steps_after_success > 0, "a count >= 0"),
+        ("--steps-after-success", steps_after_success, steps_after_success > 0, "a count > 0"),
     ):
         if value and not (valid and discrete):  # random actions: only a discrete space has a uniform one
             raise UserInputError(f"{option}: needs a discrete action space and {requirement}, got {value} for {env_id}")
