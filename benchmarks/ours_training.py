@@ -99,8 +99,14 @@ def ours_flops_per_update(name: str, args) -> float:
     return count.counter.total / FLOP_COUNT_STEPS
 
 
-def peer_speed_results(env: str, threads: int, gpu: str | None = None) -> Path:
+def peer_speed_results(env: str, threads: int, gpu: str | None = None, machine: str | None = None) -> Path:
     """The file ``peer_speed.py`` accumulates its runs in, for ``env`` at ``threads`` torch threads, or on the GPU
-    named ``gpu`` (``H100``)."""
-    suffix = f"_{gpu}" if gpu else "" if threads == 1 else f"_{threads}threads"
-    return Path(__file__).parent / "results" / f"peer_speed_{env}{suffix}.json"
+    named ``gpu`` (``H100``); ``machine`` names a CPU other than the one the stored figures were made on."""
+    parts = [f"peer_speed_{env}"]
+    if machine:
+        parts.append(machine)
+    if gpu:
+        parts.append(gpu)
+    elif threads != 1:
+        parts.append(f"{threads}threads")
+    return Path(__file__).parent / "results" / f"{'_'.join(parts)}.json"

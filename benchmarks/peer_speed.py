@@ -15,7 +15,8 @@ training updates, so an actor updated every other step counts at its rate) times
 the sustained matrix-product throughput at the networks' shapes in the same dtype and number of
 threads (``--threads``), or on the GPU (``--device cuda``, where these small products measure kernel launches as
 much as arithmetic). Results accumulate per algorithm (a rerun replaces it) in
-``benchmarks/results/peer_speed_<env>[_<N>threads|_<GPU>].json``. Run it on an otherwise idle machine: on
+``benchmarks/results/peer_speed_<env>[_<machine>][_<N>threads|_<GPU>].json`` (``--machine``: another CPU's
+figures, kept beside the stored ones). Run it on an otherwise idle machine: on
 a shared 2-core CPU the figures move by a factor of two with the other jobs.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 from types import SimpleNamespace
 
@@ -39,7 +41,7 @@ from ours_training import (  # benchmarks/ is on sys.path
 )
 from peer_check import d3rlpy_config, is_discrete, mdp_dataset, state_scaler, train_d3rlpy
 
-from imaginebench.report import SPEED_HEADER, speed_rows
+from imaginebench.report import SPEED_HEADER, speed_env, speed_rows
 from imaginebench.storage import atomic_write_text
 
 PEAK_DTYPES = {"ours": torch.float32, "ours-bf16": torch.bfloat16, "d3rlpy": torch.float32}
@@ -58,15 +60,22 @@ def main() -> None:
     parser.add_argument("--precisions", nargs="+", default=["32-true"], choices=["32-true", "bf16-mixed"])
     parser.add_argument("--threads", type=int, default=1, help="torch threads of both sides")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where both sides train")
+    parser.add_argument(
+        "--machine",
+        help="a name for this CPU (letters, digits, '-'), added to the results file's name so that figures of "
+        "another CPU sit beside the stored ones instead of replacing them (ratios move with the CPU)",
+    )
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch sees no GPU on this machine")
+    if args.machine is not None and not re.fullmatch(r"[A-Za-z0-9-]+", args.machine):
+        parser.error(f"--machine {args.machine!r}: use letters, digits and '-' only (it becomes part of a file name)")
     torch.set_num_threads(args.threads)
     gpu = gpu_label() if args.device == "cuda" else None
     discrete = is_discrete(args.data)
     dataset = mdp_dataset(args.data, discrete)
     scaler = None if discrete else state_scaler(args.data)
-    path = peer_speed_results(args.env, args.threads, gpu)
+    path = peer_speed_results(args.env, args.threads, gpu, args.machine)
     results = json.loads(path.read_text()) if path.exists() else {}
     labels = [ours_label(precision) for precision in args.precisions] + ["d3rlpy"]
     dtype_peaks = {
@@ -103,7 +112,7 @@ def main() -> None:
         }
         print(name, {label: f"{statistics.median(values):.1f}" for label, values in speeds.items()}, flush=True)
         atomic_write_text(json.dumps(results, indent=1), path)
-    print_table(f"{args.env}, {gpu}" if gpu else f"{args.env}, {args.threads} thread(s)", results)
+    print_table(speed_env(path), results)
 
 
 def gpu_label() -> str:

@@ -161,7 +161,7 @@ def test_the_command_writes_quality_and_peer_tables(tmp_path, capsys):
         ]
     )
     page = out.read_text()
-    assert "| BabyAI-v0 | rephrase | 700 | 55.9% | 40.0% | 50.0% | n/a | 72.1% | 40.3% | 27.1 |" in page
+    assert "| BabyAI-v0 | rephrase | all | 700 | 55.9% | 40.0% | 50.0% | n/a | 72.1% | 40.3% | 27.1 |" in page
     assert "| BabyAI-v0 | BCQ | 2,000 × 256 | 2 | 40.0 ± 0.0 | 40.0 ± 127.1 | 15.0 ± 63.5 |" in page
     assert "| BabyAI-v0 | IQL | 2,000 × 256 | 2 | 50.0 ± 0.0 | – | – |" in page
     assert f"wrote {out}" in capsys.readouterr().out
@@ -218,6 +218,8 @@ def test_speed_table_gives_median_ratio_and_share_of_peak(tmp_path):
         ("peer_speed_BabyAI-v0", "BabyAI-v0"),
         ("peer_speed_BabyAI-v0_2threads", "BabyAI-v0, 2 threads"),
         ("peer_speed_MetaWorld-v0_H100", "MetaWorld-v0, H100"),
+        ("peer_speed_BabyAI-v0_Xeon-AMX", "BabyAI-v0, Xeon-AMX"),
+        ("peer_speed_BabyAI-v0_Xeon-AMX_2threads", "BabyAI-v0, Xeon-AMX, 2 threads"),
     ],
 )
 def test_a_speed_file_names_its_env_and_where_it_ran(stem, label):
@@ -291,4 +293,20 @@ def test_a_quality_report_written_before_the_replayed_column_shows_a_dash_there(
         "mean_length": 9.0,
     }
     (row,) = quality_table([{"env_id": "Ball-v0", "level": "easy", "overall": overall}])[2:]
-    assert row == "| Ball-v0 | easy | 10 | 50.0% | 20.0% | – | 10.0% | 30.0% | 0.0% | 9.0 |"
+    assert row == "| Ball-v0 | easy | all | 10 | 50.0% | 20.0% | – | 10.0% | 30.0% | 0.0% | 9.0 |"
+
+
+def test_the_quality_table_gives_each_task_a_row_below_its_level():
+    def summary(rollouts: int, consistency: float) -> dict[str, float]:
+        rates = {"one_step_error_rate": 0.1, "drift_error_rate": 0.2, "illegal_state_rate": 0.0}
+        return {"rollouts": rollouts, "goal_consistency": consistency, "mean_length": 5.0, **rates}
+
+    report = {
+        "env_id": "BabyAI-v0",
+        "level": "hard",
+        "overall": summary(4, 0.5),
+        "per_task": {"OpenLock": summary(2, 0.0), "PutLine": summary(2, 1.0)},
+    }
+    rows = quality_table([report])[2:]
+    assert [row.split(" | ")[2] for row in rows] == ["all", "OpenLock", "PutLine"]
+    assert rows[1] == "| BabyAI-v0 | hard | OpenLock | 2 | 0.0% | – | – | 10.0% | 20.0% | 0.0% | 5.0 |"
