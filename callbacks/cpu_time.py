@@ -7,16 +7,11 @@ as this callback's state. Written by hand: Lightning's ``Timer`` keeps wall-cloc
 
 from __future__ import annotations
 
-import resource
 from typing import Any
 
 import lightning.pytorch as pl
 
-
-def process_cpu_s() -> float:
-    """User + system CPU seconds of this process and of its children that have been waited for."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+from imaginebench.processes import process_cpu_s
 
 
 class CpuTime(pl.Callback):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import resource
 from multiprocessing.context import SpawnContext
 
 import torch
@@ -32,3 +33,9 @@ def use_one_thread() -> None:
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
     torch.set_num_threads(1)
+
+
+def process_cpu_s() -> float:
+    """User + system CPU seconds of this process and of its children that have been waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime

@@ -197,6 +197,18 @@ def parallel_rows(results: dict[str, Any]) -> list[str]:
     ]
 
 
+STAGE_HEADER = ["| env | stage | work | CPU min | wall min | machine |", "|---|---|---|---:|---:|---|"]
+
+
+def stage_rows(content: dict[str, Any]) -> list[str]:
+    """One row per stage of an ``imaginebench pipeline`` run's ``stage_costs.json``."""
+    return [
+        f"| {content['env_id']} | {stage} | {record['work']} | {record['cpu_s'] / 60:.1f} | "
+        f"{record['wall_s'] / 60:.1f} | {record['machine']} |"
+        for stage, record in content["stages"].items()
+    ]
+
+
 def speed_env(path: Path) -> str:
     """``peer_speed_<env>.json`` → ``<env>``; ``peer_speed_<env>_2threads.json`` → ``<env>, 2 threads``;
     ``peer_speed_<env>_H100.json`` (a GPU run) → ``<env>, H100``; ``peer_speed_<env>_Xeon-AMX_2threads.json``
@@ -225,10 +237,11 @@ def write_report(
     per_task: bool = False,
     speed: list[Path] = (),
     parallel: list[Path] = (),
+    stages: list[Path] = (),
 ) -> list[Path]:
     """Write ``out`` and one plot per env beside it (``per_task``: also every task's success; ``speed``:
     ``benchmarks/peer_speed.py`` files; ``parallel``: ``collect_speed.py`` and ``evaluation_speed.py``
-    files); returns the files written."""
+    files; ``stages``: ``imaginebench pipeline``'s ``stage_costs.json`` files); returns the files written."""
     runs = find_runs(run_roots)
     lines = [
         "# Results",
@@ -310,6 +323,18 @@ def write_report(
             "",
             *PARALLEL_HEADER,
             *(row for _, content in read_json_files(list(parallel)) for row in parallel_rows(content)),
+        ]
+    if stages:
+        lines += [
+            "",
+            "## Cost of each stage",
+            "",
+            "`imaginebench pipeline` timed each stage it ran (`stage_costs.json` in its `--out`): CPU time of the "
+            "process and the worker processes it waited for, and wall time. A stage kept from an earlier run keeps "
+            "that run's figures.",
+            "",
+            *STAGE_HEADER,
+            *(row for _, content in read_json_files(list(stages)) for row in stage_rows(content)),
         ]
     atomic_write_text("\n".join(lines) + "\n", out)
     return written

@@ -108,7 +108,17 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
         config["data"]["mix_ratio_real"] == 0.5 and config["data"]["imaginary_filter"] == []
     )  # a 4-step model reaches no goal
 
+    costs = json.loads((out / "stage_costs.json").read_text())
+    stages = ["collect", "ground", "imagine rephrase", "imagine easy", "imagine hard", "rollout quality", "fit"]
+    assert costs["env_id"] == "BabyAI-v0" and list(costs["stages"]) == stages
+    assert all(record["cpu_s"] > 0 and record["wall_s"] > 0 for record in costs["stages"].values())
+    assert costs["stages"]["collect"]["work"] == "24 episodes, workers: 1"
+    assert "cost of each stage" in stdout and "imagine hard" in stdout.split("cost of each stage")[1]
+
     again = run_pipeline(tmp_path)
+    kept = json.loads((out / "stage_costs.json").read_text())["stages"]
+    assert all(kept[stage] == costs["stages"][stage] for stage in stages[:5])  # kept outputs keep their costs
+    assert kept["fit"]["work"].endswith("resumed: this run's part")
     assert "[pipeline 1/6] collect:" in again and "exists, kept" in again.split("[pipeline 4/6]")[0]
     assert again.count("exists, kept") == 5  # real data, checkpoint, three imaginary datasets
     assert (

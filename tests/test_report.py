@@ -241,6 +241,21 @@ def test_parallel_table_gives_each_job_its_speed_up(tmp_path):
     assert "| MetaWorld-v0 | evaluation: kept | 2 | 9.00 | 5.00 | 1.80× | abc |" in page
 
 
+def test_stage_table_gives_each_stage_of_a_pipeline_its_minutes(tmp_path):
+    store_run(tmp_path / "runs" / "real" / "seed0", dict.fromkeys(LEVEL_NAMES, 1.0))
+    costs = tmp_path / "stage_costs.json"
+    stages = {
+        "collect": {"work": "20 episodes, workers: 2", "cpu_s": 90.0, "wall_s": 48.0, "machine": "Xeon"},
+        "fit": {"work": "bc.yaml", "cpu_s": 600.0, "wall_s": 330.0, "machine": "Xeon"},
+    }
+    costs.write_text(json.dumps({"env_id": "BabyAI-v0", "stages": stages}))
+    out = tmp_path / "results.md"
+    main(["report", str(tmp_path / "runs"), "--stages", str(costs), "--out", str(out)])
+    page = out.read_text()
+    assert "| BabyAI-v0 | collect | 20 episodes, workers: 2 | 1.5 | 0.8 | Xeon |" in page
+    assert "| BabyAI-v0 | fit | bc.yaml | 10.0 | 5.5 | Xeon |" in page
+
+
 def test_variant_labels_drop_the_shared_prefix_up_to_a_dash():
     names = ["babyai-bc-real", "babyai-bc-real+imaginary", "babyai-bc-oracle"]
     assert variant_labels(names) == dict(zip(names, ["real", "real+imaginary", "oracle"]))

@@ -10,12 +10,13 @@ import pytest
 import torch
 import yaml
 
-from callbacks.cpu_time import CpuTime, checkpoint_cpu_s, process_cpu_s
+from callbacks.cpu_time import CpuTime, checkpoint_cpu_s
 from imaginebench.checkpoints import last_checkpoint
 from imaginebench.collect import collect
 from imaginebench.commands.lightning_cli import run_grounding_cli, run_lightning_cli
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.errors import UserInputError
+from imaginebench.processes import process_cpu_s
 from tests.test_lightning_cli import REPO
 from tests.test_pipeline import tiny_grounding_config
 

@@ -246,6 +246,7 @@ def report_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--parallel", nargs="*", default=[], help="benchmarks/collect_speed.py and evaluation_speed.py --out files"
     )
+    parser.add_argument("--stages", nargs="*", default=[], help="imaginebench pipeline's stage_costs.json files")
     parser.add_argument("--out", default="docs/results.md", help="the Markdown page; plots are written beside it")
     parser.add_argument("--per-task", action="store_true", help="also a table of every task's success per level")
     return parser
@@ -259,10 +260,9 @@ def report_main(argv: list[str]) -> None:
     from imaginebench.report import write_report
 
     command = "imaginebench report " + " ".join(argv)
-    runs, quality, peers, speed, parallel = (
-        [Path(name) for name in names] for names in (args.runs, args.quality, args.peers, args.speed, args.parallel)
-    )
-    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task, speed, parallel):
+    names = (args.runs, args.quality, args.peers, args.speed, args.parallel, args.stages)
+    runs, quality, peers, speed, parallel, stages = ([Path(name) for name in paths] for paths in names)
+    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task, speed, parallel, stages):
         print(f"wrote {path}")
 
 

@@ -34,6 +34,10 @@ REAL_TRAIN_DATA = ("--data.real", "[]", "--data.real_levels", "[train]")
 """Both trainings use exactly the real data of stage 1 (the default train dataset), whatever their configs list."""
 
 
+RESUMED = ", resumed: this run's part"
+"""How a stage's cost says it counts only the process that finished it (the run it resumed was stopped)."""
+
+
 def resume_if_started(run_dir: Path) -> list[str]:
     """``--ckpt_path last`` when an earlier pipeline left a checkpoint in ``run_dir``: a fresh run there is refused."""
     return ["--ckpt_path", "last"] if last_checkpoint(run_dir).is_file() else []
@@ -88,6 +92,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     from imaginebench.datasets.locations import default_dataset_dir
     from imaginebench.processes import available_cores
     from imaginebench.rollout_quality import format_quality_table, quality_report, write_quality_report
+    from imaginebench.stage_costs import StageCosts, format_stage_costs
 
     with naming("--env"):
         domain = get_domain(args.env)
@@ -107,6 +112,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
         check_can_create(out, "--out")
     out.mkdir(parents=True, exist_ok=True)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    costs = StageCosts(out, args.env)
 
     real = default_dataset_dir(args.env, "real", "train")
     if real.exists():
@@ -114,30 +120,33 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     else:
         episodes = domain.real_episodes if args.real_episodes is None else args.real_episodes
         _stage(1, "collect", f"{episodes} expert episodes → {real}")
-        collect(args.env, "train", episodes, real, seed=args.seed, workers=available_cores())
+        with costs.measure("collect", f"{episodes} episodes, workers: {available_cores()}"):
+            collect(args.env, "train", episodes, real, seed=args.seed, workers=available_cores())
 
     checkpoint = out / "grounding.ckpt"
     if checkpoint.exists():
         _stage(2, "ground", f"{checkpoint} exists, kept")
     else:
         _stage(2, "ground", f"{grounding_config} → {checkpoint}")
-        run_grounding_cli(
-            [
-                "--config",
-                str(grounding_config),
-                *REAL_TRAIN_DATA,
-                "--seed_everything",
-                str(args.seed),
-                "--trainer.logger.init_args.save_dir",
-                str(out),
-                "--trainer.logger.init_args.name",
-                "grounding",
-                "--run_name",
-                "run",
-                *resume_if_started(out / "grounding" / "run"),
-            ]
-        )
-        export_grounded_model(last_checkpoint(out / "grounding" / "run"), checkpoint)
+        resume = resume_if_started(out / "grounding" / "run")
+        with costs.measure("ground", f"{grounding_config} on {device}" + (RESUMED if resume else "")):
+            run_grounding_cli(
+                [
+                    "--config",
+                    str(grounding_config),
+                    *REAL_TRAIN_DATA,
+                    "--seed_everything",
+                    str(args.seed),
+                    "--trainer.logger.init_args.save_dir",
+                    str(out),
+                    "--trainer.logger.init_args.name",
+                    "grounding",
+                    "--run_name",
+                    "run",
+                    *resume,
+                ]
+            )
+            export_grounded_model(last_checkpoint(out / "grounding" / "run"), checkpoint)
 
     imaginary = []
     for level in IMAGINED_LEVELS:
@@ -147,52 +156,58 @@ def run_pipeline(args: argparse.Namespace) -> Path:
             _stage(3, "imagine", f"{path} exists, kept")
             continue
         _stage(3, "imagine", f"{args.rollouts} rollouts of {level} → {path}")
-        imagine(
-            checkpoint,
-            args.env,
-            level,
-            args.rollouts,
-            path,
-            seed=args.seed,
-            temperature=args.temperature,
-            device=device,
-        )
+        with costs.measure(f"imagine {level}", f"{args.rollouts} rollouts on {device}"):
+            imagine(
+                checkpoint,
+                args.env,
+                level,
+                args.rollouts,
+                path,
+                seed=args.seed,
+                temperature=args.temperature,
+                device=device,
+            )
 
     _stage(4, "quality", f"replaying the rollouts in the simulator → {out / 'quality.json'}")
-    reports = [quality_report(load_episodes(path), progress=True) for path in imaginary]
-    write_quality_report(reports, out / "quality.json")
+    with costs.measure("rollout quality", f"{len(imaginary)} levels replayed"):
+        reports = [quality_report(load_episodes(path), progress=True) for path in imaginary]
+        write_quality_report(reports, out / "quality.json")
     print(format_quality_table(reports))
 
     name = f"{args.algo}-real+imaginary"
     _stage(5, "fit", f"{algo_config} on real + imaginary data → {out / name}")
-    run_lightning_cli(
-        [
-            "fit",
-            "--config",
-            str(algo_config),
-            *args.lightning_args,
-            *REAL_TRAIN_DATA,
-            "--data.imaginary",
-            json.dumps([str(p) for p in imaginary]),
-            "--data.imaginary_levels",
-            "[]",
-            "--data.mix_ratio_real",
-            str(args.mix_ratio_real),
-            "--seed_everything",
-            str(args.seed),
-            "--trainer.logger.init_args.save_dir",
-            str(out),
-            "--trainer.logger.init_args.name",
-            name,
-            "--run_name",
-            "run",
-            *resume_if_started(out / name / "run"),
-        ]
-    )
+    resume = resume_if_started(out / name / "run")
+    with costs.measure("fit", f"{algo_config}, evaluation included" + (RESUMED if resume else "")):
+        run_lightning_cli(
+            [
+                "fit",
+                "--config",
+                str(algo_config),
+                *args.lightning_args,
+                *REAL_TRAIN_DATA,
+                "--data.imaginary",
+                json.dumps([str(p) for p in imaginary]),
+                "--data.imaginary_levels",
+                "[]",
+                "--data.mix_ratio_real",
+                str(args.mix_ratio_real),
+                "--seed_everything",
+                str(args.seed),
+                "--trainer.logger.init_args.save_dir",
+                str(out),
+                "--trainer.logger.init_args.name",
+                name,
+                "--run_name",
+                "run",
+                *resume,
+            ]
+        )
 
     results = out / name / "run" / "results.json"
     _stage(6, "results", str(results))
     levels = json.loads(results.read_text())["levels"]
     for level, result in levels.items():
         print(f"  {level:<10}{result['success_rate']:>8.1%}")
+    print(f"cost of each stage ({costs.path}):")
+    print(format_stage_costs(costs.content))
     return results

@@ -126,6 +126,25 @@ def test_fitting_a_fixed_batch_cuts_every_loss(babyai_real, finetune, state_head
         assert after[name] < 0.5 * before[name], (name, before, after)
 
 
+def test_eager_attention_computes_what_the_default_kernel_does_forward_and_backward(babyai_real):
+    """The CPU-speed option swaps the kernel, not the arithmetic: same losses and gradients as sdpa."""
+    datamodule = tiny_datamodule(babyai_real)
+    grads = {}
+    for kernel in ("sdpa", "eager"):
+        torch.manual_seed(0)
+        module = tiny_module(datamodule, attn_implementation=kernel)
+        assert module.lm.config._attn_implementation == kernel
+        losses = module.losses(fixed_batch(module, datamodule))
+        losses["total"].backward()
+        grads[kernel] = (losses, {n: p.grad for n, p in module.named_parameters() if p.grad is not None})
+    (sdpa_losses, sdpa_grads), (eager_losses, eager_grads) = grads["sdpa"], grads["eager"]
+    assert all(torch.allclose(sdpa_losses[k], eager_losses[k], atol=1e-5) for k in sdpa_losses)
+    assert sdpa_grads.keys() == eager_grads.keys()
+    assert all(torch.allclose(sdpa_grads[n], eager_grads[n], atol=1e-5) for n in sdpa_grads)
+    with pytest.raises(UserInputError, match="model.attn_implementation"):
+        tiny_module(datamodule, attn_implementation="flash")
+
+
 def test_a_backbone_saved_with_save_pretrained_loads_by_path_with_identical_logits(tmp_path, babyai_real):
     tokenizer = word_level_tokenizer(["go", "to", "the", "red", "ball"])
     config = LlamaConfig(
