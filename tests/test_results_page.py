@@ -7,8 +7,7 @@ import re
 import shlex
 from pathlib import Path
 
-from imaginebench.commands.main import report_parser
-from imaginebench.report import write_report
+from imaginebench.commands.main import report_parser, write_parsed_report
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "results.md"
@@ -21,7 +20,5 @@ def test_the_results_page_is_what_its_command_generates(tmp_path, monkeypatch):
     args = report_parser().parse_args(shlex.split(command.group(1))[2:])
     monkeypatch.chdir(REPO)
     out = tmp_path / "results.md"
-    names = (args.runs, args.quality, args.peers, args.speed, args.parallel)
-    paths = [[Path(name) for name in group] for group in names]
-    write_report(paths[0], out, paths[1], paths[2], command.group(1), args.per_task, paths[3], paths[4])
+    write_parsed_report(args, command.group(1), str(out))
     assert out.read_text() == page

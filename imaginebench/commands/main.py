@@ -254,16 +254,20 @@ def report_parser() -> argparse.ArgumentParser:
 
 def report_main(argv: list[str]) -> None:
     args = report_parser().parse_args(argv)
+    for path in write_parsed_report(args, "imaginebench report " + " ".join(argv), args.out):
+        print(f"wrote {path}")
 
+
+def write_parsed_report(args: argparse.Namespace, command: str, out: str) -> list:
+    """Write the page ``report_parser`` arguments describe to ``out``; the results-page test calls this too, so an
+    option added to the command cannot be missed when the test regenerates the page."""
     from pathlib import Path
 
     from imaginebench.report import write_report
 
-    command = "imaginebench report " + " ".join(argv)
     names = (args.runs, args.quality, args.peers, args.speed, args.parallel, args.stages)
     runs, quality, peers, speed, parallel, stages = ([Path(name) for name in paths] for paths in names)
-    for path in write_report(runs, Path(args.out), quality, peers, command, args.per_task, speed, parallel, stages):
-        print(f"wrote {path}")
+    return write_report(runs, Path(out), quality, peers, command, args.per_task, speed, parallel, stages)
 
 
 def _cuda() -> bool:
