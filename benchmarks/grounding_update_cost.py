@@ -5,7 +5,8 @@
 
 Runs ``imaginebench ground`` twice as child processes, for the two update counts, with validation off; the
 difference of their CPU seconds over the difference of their updates leaves out what a run pays once (imports,
-data, building the backbone). The full run's updates are the config's ``max_epochs × batches_per_epoch``.
+data, building the backbone). The full run's planned updates are read from the config file:
+``trainer.max_epochs × data.batches_per_epoch``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ import argparse
 import os
 import sys
 import tempfile
+from pathlib import Path
+from typing import Any
 
 import yaml
 from grounding_variants import run_child  # benchmarks/ is on sys.path
 
 
 def ground_command(config: str, steps: int, root: str, extra: list[str]) -> list[str]:
+    """``imaginebench ground`` stopped after ``steps`` updates, without validation, progress bar or a kept log: only
+    the updates' cost should differ between the two runs."""
     return [
         *(sys.executable, "-m", "imaginebench", "ground", "--config", config),
         *("--trainer.max_steps", str(steps), "--trainer.limit_val_batches", "0", "--trainer.num_sanity_val_steps", "0"),
@@ -28,12 +33,39 @@ def ground_command(config: str, steps: int, root: str, extra: list[str]) -> list
     ]
 
 
+def planned_updates(path: Path) -> int:
+    """The full run's updates, ``trainer.max_epochs × data.batches_per_epoch`` of the config file: checked before
+    minutes of measuring, so a bad config fails at once with one line."""
+    try:
+        config = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise SystemExit(f"grounding_update_cost: --config {path}: cannot read it ({error.strerror})") from None
+    except yaml.YAMLError as error:
+        raise SystemExit(f"grounding_update_cost: --config {path}: not YAML ({' '.join(str(error).split())})") from None
+    return config_count(config, path, "trainer", "max_epochs") * config_count(config, path, "data", "batches_per_epoch")
+
+
+def config_count(config: Any, path: Path, section: str, field: str) -> int:
+    """A positive whole number at ``section.field`` of the config, or a one-line exit naming the file and field."""
+    value = config.get(section) if isinstance(config, dict) else None
+    value = value.get(field) if isinstance(value, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SystemExit(
+            f"grounding_update_cost: {path}: {section}.{field} must be a whole number >= 1 (it gives the planned "
+            f"updates), got {value!r}"
+        )
+    return value
+
+
 def main() -> None:
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--config", required=True, help="a grounding config, e.g. lightning_config/grounding/clevr.yaml"
+        "--config",
+        required=True,
+        help="a grounding config, e.g. lightning_config/grounding/clevr.yaml; its trainer.max_epochs × "
+        "data.batches_per_epoch are the planned updates of the full run",
     )
     parser.add_argument("--steps", type=int, nargs=2, default=[20, 80], metavar=("FEW", "MORE"))
     parser.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of the runs (the variant table's: 1)")
@@ -41,8 +73,7 @@ def main() -> None:
     few, more = args.steps
     if not 0 < few < more:
         raise SystemExit(f"grounding_update_cost: --steps must be two counts 0 < FEW < MORE, got {few} {more}")
-    config = yaml.safe_load(open(args.config))
-    planned = config["trainer"]["max_epochs"] * config["data"]["batches_per_epoch"]
+    planned = planned_updates(Path(args.config))
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     with tempfile.TemporaryDirectory() as root:
         cpu_few, cpu_more = (run_child(ground_command(args.config, steps, root, extra)) for steps in (few, more))
@@ -51,7 +82,8 @@ def main() -> None:
     print(f"{args.config} {' '.join(extra)}".strip())
     print(f"  {few} updates: {cpu_few:.1f} CPU s; {more} updates: {cpu_more:.1f} CPU s ({args.threads} thread(s))")
     print(f"  per update: {per_update:.3f} CPU s; paid once per run: {once:.1f} CPU s")
-    print(f"  the config's {planned} updates: {(once + planned * per_update) / 60:.1f} CPU min")
+    full_run = (once + planned * per_update) / 60
+    print(f"  the {planned} updates planned in {args.config} (max_epochs × batches_per_epoch): {full_run:.1f} CPU min")
 
 
 if __name__ == "__main__":

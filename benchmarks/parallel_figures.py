@@ -4,10 +4,9 @@ which ``imaginebench report --parallel`` turns into a table."""
 from __future__ import annotations
 
 import json
-import platform
 from pathlib import Path
 
-from imaginebench.provenance import source_commit
+from imaginebench.provenance import machine_name, source_commit
 from imaginebench.storage import atomic_write_text
 
 
@@ -18,6 +17,6 @@ def write_parallel_figures(out: Path, env_id: str, workers: int, timings: list[t
         "workers": workers,
         "timings": [{"job": job, "one": one, "many": many} for job, one, many in timings],
         "commit": source_commit(),
-        "cpu": platform.processor() or platform.machine(),
+        "cpu": machine_name(),
     }
     atomic_write_text(json.dumps(figures, indent=2), out)

@@ -1,4 +1,4 @@
-"""Worker processes of collection and evaluation: how many by default, and how each one starts."""
+"""Worker processes of collection and evaluation, and the CPU seconds of this process and its waited-for children."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Which code produced a result: the git commit of the checkout, so a stored figure can be traced to its source."""
+"""Which code and which machine produced a result: the git commit of the checkout and the CPU, so a stored figure
+can be traced to its source and a timing to the hardware it was taken on."""
 
 from __future__ import annotations
 
+import os
+import platform
 import subprocess
 from pathlib import Path
 
@@ -25,3 +28,22 @@ def source_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{commit}-dirty" if changed else commit
+
+
+def machine_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` where Linux has it, else the platform's processor string), whether it
+    has AMX bfloat16 matrix units (they decide what bf16 costs on a CPU) and how many cores this process may use:
+    ``"Intel(R) Xeon(R) Processor with AMX, 2 cores"``."""
+    model, flags = "", ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and not model:
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = line.split(":", 1)[1]
+    except OSError:
+        pass
+    model = model or platform.processor() or platform.machine()
+    amx = " with AMX" if "amx_bf16" in flags.split() else ""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return f"{model}{amx}, {cores} core{'s' if cores != 1 else ''}"

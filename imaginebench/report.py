@@ -30,6 +30,7 @@ from imaginebench.run_groups import (
     mixing_curves,
     task_scores,
 )
+from imaginebench.stage_costs import read_stage_costs
 from imaginebench.storage import atomic_write_text
 
 
@@ -331,10 +332,11 @@ def write_report(
             "",
             "`imaginebench pipeline` timed each stage it ran (`stage_costs.json` in its `--out`): CPU time of the "
             "process and the worker processes it waited for, and wall time. A stage kept from an earlier run keeps "
-            "that run's figures.",
+            "that run's figures; the real data are shared by every `--out`, so only the pipeline that collected them "
+            "has a collect row.",
             "",
             *STAGE_HEADER,
-            *(row for _, content in read_json_files(list(stages)) for row in stage_rows(content)),
+            *(row for path in stages for row in stage_rows(read_stage_costs(path))),
         ]
     atomic_write_text("\n".join(lines) + "\n", out)
     return written

@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "imaginebench.upstream",
             "imaginebench.instructions",
             "imaginebench.processes",
+            "imaginebench.stage_costs",
         ),
     ),
     ("env", ("imaginebench.envs", "imaginebench.registry", "imaginebench.experts", "imaginebench.evaluation")),

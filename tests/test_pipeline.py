@@ -109,7 +109,7 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     )  # a 4-step model reaches no goal
 
     costs = json.loads((out / "stage_costs.json").read_text())
-    stages = ["collect", "ground", "imagine rephrase", "imagine easy", "imagine hard", "rollout quality", "fit"]
+    stages = ["collect", "ground", "imagine rephrase", "imagine easy", "imagine hard", "rollout quality", "fit bc"]
     assert costs["env_id"] == "BabyAI-v0" and list(costs["stages"]) == stages
     assert all(record["cpu_s"] > 0 and record["wall_s"] > 0 for record in costs["stages"].values())
     assert costs["stages"]["collect"]["work"] == "24 episodes, workers: 1"
@@ -118,7 +118,8 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     again = run_pipeline(tmp_path)
     kept = json.loads((out / "stage_costs.json").read_text())["stages"]
     assert all(kept[stage] == costs["stages"][stage] for stage in stages[:5])  # kept outputs keep their costs
-    assert kept["fit"]["work"].endswith("resumed: this run's part")
+    fit, fit_before = kept["fit bc"], costs["stages"]["fit bc"]
+    assert fit["work"] == fit_before["work"] and fit["cpu_s"] > fit_before["cpu_s"]  # the resume adds its cost
     assert "[pipeline 1/6] collect:" in again and "exists, kept" in again.split("[pipeline 4/6]")[0]
     assert again.count("exists, kept") == 5  # real data, checkpoint, three imaginary datasets
     assert (

@@ -241,7 +241,7 @@ def test_parallel_table_gives_each_job_its_speed_up(tmp_path):
     assert "| MetaWorld-v0 | evaluation: kept | 2 | 9.00 | 5.00 | 1.80× | abc |" in page
 
 
-def test_stage_table_gives_each_stage_of_a_pipeline_its_minutes(tmp_path):
+def test_stage_table_gives_each_stage_of_a_pipeline_its_minutes(tmp_path, capsys):
     store_run(tmp_path / "runs" / "real" / "seed0", dict.fromkeys(LEVEL_NAMES, 1.0))
     costs = tmp_path / "stage_costs.json"
     stages = {
@@ -254,6 +254,12 @@ def test_stage_table_gives_each_stage_of_a_pipeline_its_minutes(tmp_path):
     page = out.read_text()
     assert "| BabyAI-v0 | collect | 20 episodes, workers: 2 | 1.5 | 0.8 | Xeon |" in page
     assert "| BabyAI-v0 | fit | bc.yaml | 10.0 | 5.5 | Xeon |" in page
+    del stages["fit"]["machine"]
+    costs.write_text(json.dumps({"env_id": "BabyAI-v0", "stages": stages}))
+    with pytest.raises(SystemExit):
+        main(["report", str(tmp_path / "runs"), "--stages", str(costs), "--out", str(out)])
+    assert "stage_costs.json: field stages.fit.machine" in capsys.readouterr().err
+    assert out.read_text() == page  # the page written before is left as it was
 
 
 def test_variant_labels_drop_the_shared_prefix_up_to_a_dash():

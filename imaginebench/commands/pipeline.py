@@ -34,10 +34,6 @@ REAL_TRAIN_DATA = ("--data.real", "[]", "--data.real_levels", "[train]")
 """Both trainings use exactly the real data of stage 1 (the default train dataset), whatever their configs list."""
 
 
-RESUMED = ", resumed: this run's part"
-"""How a stage's cost says it counts only the process that finished it (the run it resumed was stopped)."""
-
-
 def resume_if_started(run_dir: Path) -> list[str]:
     """``--ckpt_path last`` when an earlier pipeline left a checkpoint in ``run_dir``: a fresh run there is refused."""
     return ["--ckpt_path", "last"] if last_checkpoint(run_dir).is_file() else []
@@ -120,8 +116,9 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     else:
         episodes = domain.real_episodes if args.real_episodes is None else args.real_episodes
         _stage(1, "collect", f"{episodes} expert episodes → {real}")
-        with costs.measure("collect", f"{episodes} episodes, workers: {available_cores()}"):
-            collect(args.env, "train", episodes, real, seed=args.seed, workers=available_cores())
+        workers = available_cores()
+        with costs.measure("collect", f"{episodes} episodes, workers: {workers}"):
+            collect(args.env, "train", episodes, real, seed=args.seed, workers=workers)
 
     checkpoint = out / "grounding.ckpt"
     if checkpoint.exists():
@@ -129,7 +126,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     else:
         _stage(2, "ground", f"{grounding_config} → {checkpoint}")
         resume = resume_if_started(out / "grounding" / "run")
-        with costs.measure("ground", f"{grounding_config} on {device}" + (RESUMED if resume else "")):
+        with costs.measure("ground", f"{grounding_config} on {device}", resumed=bool(resume)):
             run_grounding_cli(
                 [
                     "--config",
@@ -177,7 +174,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
     name = f"{args.algo}-real+imaginary"
     _stage(5, "fit", f"{algo_config} on real + imaginary data → {out / name}")
     resume = resume_if_started(out / name / "run")
-    with costs.measure("fit", f"{algo_config}, evaluation included" + (RESUMED if resume else "")):
+    with costs.measure(f"fit {args.algo}", f"{algo_config}, evaluation included", resumed=bool(resume)):
         run_lightning_cli(
             [
                 "fit",

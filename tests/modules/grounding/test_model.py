@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
@@ -11,7 +13,7 @@ from datamodules.grounding_prompts import GROUNDING_TASKS, STATE
 from imaginebench.commands.lightning_cli import GroundingCLI
 from imaginebench.errors import UserInputError
 from modules.grounding.backbone import word_level_tokenizer
-from modules.grounding.model import GroundingModule
+from modules.grounding.model import GroundingModule, use_attention_kernel
 from tests.grounding_fixtures import TINY, fit_tiny, tiny_datamodule, tiny_module
 
 
@@ -141,8 +143,50 @@ def test_eager_attention_computes_what_the_default_kernel_does_forward_and_backw
     assert all(torch.allclose(sdpa_losses[k], eager_losses[k], atol=1e-5) for k in sdpa_losses)
     assert sdpa_grads.keys() == eager_grads.keys()
     assert all(torch.allclose(sdpa_grads[n], eager_grads[n], atol=1e-5) for n in sdpa_grads)
+
+
+def test_an_unknown_attention_kernel_is_refused_before_the_backbone_is_built(babyai_real, monkeypatch):
+    datamodule = tiny_datamodule(babyai_real)
+
+    def build_backbone(*args, **kwargs):
+        raise AssertionError("the backbone was built before the option was checked")
+
+    monkeypatch.setattr("modules.grounding.model.build_backbone", build_backbone)
     with pytest.raises(UserInputError, match="model.attn_implementation"):
         tiny_module(datamodule, attn_implementation="flash")
+
+
+def test_a_backbone_that_keeps_its_own_attention_kernel_is_an_error():
+    """transformers only warns when a model cannot switch kernels; a silent fallback would hide the choice."""
+    config = SimpleNamespace(_attn_implementation="sdpa")
+    stubborn = SimpleNamespace(config=config, set_attn_implementation=lambda kernel: None)
+    with pytest.raises(UserInputError, match="model.attn_implementation"):
+        use_attention_kernel(stubborn, "eager")
+
+
+def test_cached_decoding_with_eager_attention_gives_the_logits_of_a_full_pass(babyai_real):
+    """Imagination feeds one slot at a time through a KV cache; eager attention must mask it as a full pass does."""
+    datamodule = tiny_datamodule(babyai_real)
+    torch.manual_seed(0)
+    module = tiny_module(datamodule, attn_implementation="eager").eval()
+    rollouts = datamodule.train_rollouts[:2]
+    examples = [module.builder.generation(r.instruction, r.states[:4], r.actions[:3]) for r in rollouts]
+    batch = module.builder.collate(examples, pad_left=True)  # left padding, as imagination's prompts have
+    head = module.lm.get_output_embeddings()
+    with torch.no_grad():
+        embeddings, mask = module.embed(batch), batch["attention_mask"]
+        full = head(module.decode(embeddings, mask).last_hidden_state)
+        prefix = embeddings.shape[1] - 4
+        output = module.decode(embeddings[:, :prefix], mask[:, :prefix], use_cache=True)
+        cached = [head(output.last_hidden_state)]
+        for position in range(prefix, embeddings.shape[1]):
+            step = embeddings[:, position : position + 1]
+            output = module.decode(
+                step, mask[:, : position + 1], past_key_values=output.past_key_values, use_cache=True
+            )
+            cached.append(head(output.last_hidden_state))
+    real = mask.bool()
+    torch.testing.assert_close(torch.cat(cached, 1)[real], full[real], atol=1e-5, rtol=1e-5)
 
 
 def test_a_backbone_saved_with_save_pretrained_loads_by_path_with_identical_logits(tmp_path, babyai_real):
