@@ -76,7 +76,7 @@ class StageCosts:
         if earlier is None:
             record = {"work": work + (RESUMED if resumed else ""), **cost, "machine": machine_name()}
         else:
-            machines = " + ".join(sorted({earlier["machine"], machine_name()}))
+            machines = " + ".join(sorted({*earlier["machine"].split(" + "), machine_name()}))
             record = {"work": earlier["work"], **{k: earlier[k] + v for k, v in cost.items()}, "machine": machines}
         self.content["stages"][stage] = record
         atomic_write_text(json.dumps(self.content, indent=1) + "\n", self.path)
