@@ -9,6 +9,8 @@ from multiprocessing.context import SpawnContext
 
 import torch
 
+from imaginebench.provenance import affinity_cores
+
 CORES_VARIABLE = "IMAGINEBENCH_CORES"
 """Caps the default worker count: a sweep cell sets it to the threads it was given, so that cells
 running side by side do not each start a worker per core of the machine."""
@@ -17,7 +19,7 @@ running side by side do not each start a worker per core of the machine."""
 def available_cores() -> int:
     """The cores this process may run on (its affinity mask where the OS has one, capped by
     ``$IMAGINEBENCH_CORES``): the default worker count, one single-threaded worker per core."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = affinity_cores()
     cap = os.environ.get(CORES_VARIABLE, "")
     return max(1, min(cores, int(cap))) if cap.isdigit() else cores
 

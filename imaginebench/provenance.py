@@ -45,5 +45,10 @@ def machine_name() -> str:
         pass
     model = model or platform.processor() or platform.machine()
     amx = " with AMX" if "amx_bf16" in flags.split() else ""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = affinity_cores()
     return f"{model}{amx}, {cores} core{'s' if cores != 1 else ''}"
+
+
+def affinity_cores() -> int:
+    """The cores this process may run on: its affinity mask where the OS has one, else the machine's count."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

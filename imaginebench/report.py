@@ -11,12 +11,10 @@ probability of improvement, performance profiles) follow Agarwal et al. (2021), 
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 from typing import Any
 
-from imaginebench.errors import UserInputError
 from imaginebench.levels import IMAGINED_LEVELS, LEVELS
 from imaginebench.report_plots import plot_mixing, plot_profiles, plot_runs
 from imaginebench.robust_statistics import bootstrap_interval, interquartile_mean, probability_of_improvement
@@ -31,7 +29,7 @@ from imaginebench.run_groups import (
     task_scores,
 )
 from imaginebench.stage_costs import read_stage_costs
-from imaginebench.storage import atomic_write_text
+from imaginebench.storage import atomic_write_text, read_json_file
 
 
 def percent(values: list[float]) -> str:
@@ -220,13 +218,7 @@ def speed_env(path: Path) -> str:
 
 
 def read_json_files(paths: list[Path]) -> list[tuple[Path, Any]]:
-    loaded = []
-    for path in paths:
-        try:
-            loaded.append((path, json.loads(path.read_text())))
-        except (OSError, json.JSONDecodeError) as error:
-            raise UserInputError(f"{path}: cannot read ({error})") from error
-    return loaded
+    return [(path, read_json_file(path)) for path in paths]
 
 
 def write_report(

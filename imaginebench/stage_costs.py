@@ -18,7 +18,7 @@ from typing import Any
 from imaginebench.errors import UserInputError
 from imaginebench.processes import process_cpu_s
 from imaginebench.provenance import machine_name
-from imaginebench.storage import atomic_write_text
+from imaginebench.storage import atomic_write_text, read_json_file
 
 FILE_NAME = "stage_costs.json"
 RESUMED = ", resumed: this run's part"
@@ -33,10 +33,7 @@ RECORD_FIELDS: dict[str, tuple[type, ...]] = {
 
 def read_stage_costs(path: Path) -> dict[str, Any]:
     """The file's content, checked field by field so that a damaged file stops with one line naming it."""
-    try:
-        content = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise UserInputError(f"{path}: cannot read ({error})") from error
+    content = read_json_file(path)
     if not isinstance(content, dict) or not isinstance(content.get("env_id"), str):
         raise UserInputError(f"{path}: field env_id: expected an env id string")
     if not isinstance(content.get("stages"), dict):

@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+from imaginebench.errors import UserInputError
+
 
 def read_json(file: Path, *keys: str) -> Any:
     """``file``'s JSON value (or the value under ``keys``), ``None`` when the file is missing or
@@ -25,6 +27,14 @@ def read_json(file: Path, *keys: str) -> Any:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return value
+
+
+def read_json_file(path: Path) -> Any:
+    """``path``'s JSON value, for loading a file the user named: one line naming it when it cannot be read."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise UserInputError(f"{path}: cannot read ({error})") from error
 
 
 def atomic_write_text(text: str, path: Path) -> None:

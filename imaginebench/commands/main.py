@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from imaginebench.errors import check_can_create, reported_to_user
 from imaginebench.upstream.harmless_warnings import silence_known_harmless_warnings
@@ -258,11 +259,9 @@ def report_main(argv: list[str]) -> None:
         print(f"wrote {path}")
 
 
-def write_parsed_report(args: argparse.Namespace, command: str, out: str) -> list:
+def write_parsed_report(args: argparse.Namespace, command: str, out: str) -> list[Path]:
     """Write the page ``report_parser`` arguments describe to ``out``; the results-page test calls this too, so an
     option added to the command cannot be missed when the test regenerates the page."""
-    from pathlib import Path
-
     from imaginebench.report import write_report
 
     names = (args.runs, args.quality, args.peers, args.speed, args.parallel, args.stages)
@@ -288,8 +287,6 @@ def sweep_main(argv: list[str]) -> None:
         "--out", default=None, help="run directories (default: the file's out, else runs/sweeps/<name>)"
     )
     args = parser.parse_args(argv)
-
-    from pathlib import Path
 
     from imaginebench.commands.sweep import read_sweep, run_sweep
     from imaginebench.errors import check_at_least
