@@ -16,6 +16,7 @@ from datamodules.grounding_prompts import GROUNDING_TASKS, PROMPT_WORDS, Example
 from datamodules.offline_data import TRAIN_STREAM, VALIDATION_STREAM, EpochBatches, as_is
 from datamodules.real_data import prepare_real_data, real_dataset_paths
 from datamodules.statistics import change_scale, mean_and_std
+from imaginebench.collect import ExplorationData, collect_exploration_default, exploration_dataset_dir
 from imaginebench.datasets import DatasetError, check_metadata, concat_datasets, dataset_exists, open_dataset
 from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.errors import UserInputError, check_at_least, naming
@@ -105,6 +106,7 @@ class GroundingDataModule(LightningDataModule):
         collect_if_missing: int = 0,
         window_steps: int | None = None,
         dynamics_real: list[str] = [],
+        dynamics_collect: ExplorationData | None = None,
     ) -> None:
         """``real``: dataset directories, which must exist; ``real_levels``: also the default real dataset
         of these levels, collected on first use with ``collect_if_missing`` episodes (as
@@ -116,10 +118,15 @@ class GroundingDataModule(LightningDataModule):
         imagination slides its context by it. ``None``: whole rollouts. ``dynamics_real``: dataset directories whose
         transitions train dynamics prediction only, drawn with the real training rollouts in proportion to their
         number: data whose actions are not behaviour to imitate (``imaginebench collect --epsilon``'s random
-        steps), held out of validation."""
+        steps), held out of validation. ``dynamics_collect``: one more such dataset, declared by its collection
+        settings and collected on first use (:class:`~imaginebench.collect.ExplorationData`), so a config's
+        grounding recipe runs from a fresh clone."""
         super().__init__()
         with naming("data.env_id"):
             get_domain(env_id)
+        if dynamics_collect is not None:
+            with naming("data.dynamics_collect"):
+                dynamics_collect.check(env_id)
         weights = dict(DEFAULT_TASK_WEIGHTS if task_weights is None else task_weights)
         unknown = set(weights) - set(GROUNDING_TASKS)
         if unknown or not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
@@ -144,6 +151,7 @@ class GroundingDataModule(LightningDataModule):
         self.real = [str(p) for p in real]
         self.real_levels = list(real_levels)
         self.dynamics_real = [str(p) for p in dynamics_real]
+        self.dynamics_collect = dynamics_collect
         self.task_names = [t for t in GROUNDING_TASKS if weights.get(t, 0) > 0]
         self.task_probabilities = np.array([weights[t] for t in self.task_names]) / sum(
             weights[t] for t in self.task_names
@@ -173,6 +181,17 @@ class GroundingDataModule(LightningDataModule):
                 raise DatasetError(
                     f"data.dynamics_real: {path} is neither a dataset directory nor a local Minari dataset id"
                 )
+        if self.dynamics_collect is not None:
+            with naming("data.dynamics_collect"):
+                collect_exploration_default(self.env_id, self.dynamics_collect, self.encoder)
+
+    @property
+    def dynamics_paths(self) -> list[str]:
+        """``dynamics_real``, then the directory of ``dynamics_collect`` (collected by :meth:`prepare_data`)."""
+        collected = (
+            [] if self.dynamics_collect is None else [exploration_dataset_dir(self.env_id, self.dynamics_collect)]
+        )
+        return [*self.dynamics_real, *map(str, collected)]
 
     def setup(self, stage: str | None = None) -> None:
         if self.train_rollouts:
@@ -187,10 +206,10 @@ class GroundingDataModule(LightningDataModule):
             raise DatasetError(f"data.real: {len(rollouts)} episodes are too few to hold out {num_val} for validation")
         self.val_rollouts = [rollouts[i] for i in order[:num_val]]
         self.train_rollouts = [rollouts[i] for i in order[num_val:]]
-        if self.dynamics_real:
-            dynamics = [open_dataset(path) for path in self.dynamics_real]
+        if self.dynamics_paths:
+            dynamics = [open_dataset(path) for path in self.dynamics_paths]
             for dataset in dynamics:
-                check_metadata(dataset, {"env_id": self.env_id}, "data.dynamics_real lists it")
+                check_metadata(dataset, {"env_id": self.env_id}, "data.dynamics_real or data.dynamics_collect")
             self.dynamics_rollouts = episode_rollouts(concat_datasets(dynamics))
         self._rank = self.trainer.global_rank if self.trainer is not None else 0
 

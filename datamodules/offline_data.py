@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -30,6 +31,7 @@ from imaginebench.levels import resolve_level
 from imaginebench.registry import get_domain
 from imaginebench.rollout_quality import ROLLOUT_CHECKS, RolloutCheck
 from imaginebench.shipped import imaginary_dataset_dir
+from imaginebench.storage import read_json
 
 TRAIN_STREAM, VALIDATION_STREAM, TEST_STREAM = 0, 1, 2
 """Tags in the sampler seed ``(seed, rank, stream, ...)``: loss diagnostics never share training's batches."""
@@ -140,8 +142,9 @@ class OfflineDataModule(LightningDataModule):
             self.instruction_encoder = InstructionEncoder(encoder, pooling)
         self.real_dataset: EpisodeDataset | None = None
         self.imaginary_dataset: EpisodeDataset | None = None
-        self.dataset_paths: dict[str, list[str]] = {}
-        """The datasets setup loaded, per source (recorded in results.json)."""
+        self.dataset_paths: dict[str, list[str | None]] = {}
+        """The datasets setup loaded, per source, and under ``imaginary_checkpoints`` the sha256 of the grounded model
+        each imaginary one was imagined from (``None``: no grounded model's); recorded in results.json."""
         self.real_tasks: list[str] = []
         self.tasks: list[str] = []
         self.sampler: MixedSampler | None = None
@@ -165,6 +168,10 @@ class OfflineDataModule(LightningDataModule):
         }
         self.real_dataset = self._load("real", self.dataset_paths["real"])
         self.imaginary_dataset = self._load("imaginary", self.dataset_paths["imaginary"])
+        self.dataset_paths["imaginary_checkpoints"] = [
+            read_json(Path(path) / "metadata.json", "generator", "checkpoint_sha256")
+            for path in self.dataset_paths["imaginary"]
+        ]  # which grounded model imagined each: a path like data/<env>/imaginary-easy outlives the model it came from
         self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
         imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []
         self.tasks = list(dict.fromkeys(self.real_tasks + imaginary_tasks))

@@ -7,6 +7,7 @@ Episodes are spread evenly over the level's tasks (round robin) and episode ``i`
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 from tensordict import TensorDict
 
-from imaginebench.datasets import EpisodeDataset
+from imaginebench.datasets import DatasetError, EpisodeDataset
 from imaginebench.datasets.locations import default_dataset_dir
 from imaginebench.datasets.sharded import write_sharded
 from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
@@ -23,6 +24,7 @@ from imaginebench.instructions import DEFAULT_ENCODER, InstructionEncoder, Instr
 from imaginebench.levels import resolve_level
 from imaginebench.processes import available_cores
 from imaginebench.registry import get_domain, instruction_table, make
+from imaginebench.storage import read_json
 
 STEP_FIELDS = (
     "state",
@@ -260,6 +262,71 @@ def collect_default(
         progress=True,
         wait=True,
         workers=available_cores(),
+    )
+
+
+@dataclass(frozen=True)
+class ExplorationData:
+    """Expert episodes of the train tasks with random steps (``collect --epsilon --steps-after-success``), which a
+    grounding config declares for dynamics prediction only and which are collected once, on first use, into
+    :func:`exploration_dataset_dir`: the expert alone never shows what a pick-up on an empty cell or a second
+    toggle of an open door does, and a grounded model that never saw it imagines those steps wrong."""
+
+    episodes: int
+    epsilon: float
+    steps_after_success: int = 0
+    seed: int = DEFAULT_COLLECTION_SEED
+
+    def check(self, env_id: str) -> None:
+        """Each field valid for ``env_id`` (random actions need a discrete action space), named on failure."""
+        check_at_least(1, {"episodes": self.episodes})
+        check_at_least(0, {"steps_after_success": self.steps_after_success, "seed": self.seed})
+        if not 0 < self.epsilon <= 1:
+            raise UserInputError(f"epsilon must lie in (0, 1], got {self.epsilon}")
+        if get_domain(env_id).action_kind != "discrete":
+            raise UserInputError(f"needs a discrete action space (random steps), and {env_id} has continuous actions")
+
+
+def exploration_dataset_dir(env_id: str, data: ExplorationData, data_dir: str | Path | None = None) -> Path:
+    """``<data root>/<env_id>/real-train-eps<ε>-after<k>``: next to the default real dataset of the train tasks."""
+    train = default_dataset_dir(env_id, "real", "train", data_dir)
+    return train.with_name(f"{train.name}-eps{data.epsilon:g}-after{data.steps_after_success}")
+
+
+def collect_exploration_default(
+    env_id: str, data: ExplorationData, encoder: str = DEFAULT_ENCODER, pooling: str = "mean"
+) -> Path:
+    """:func:`exploration_dataset_dir`, collected when missing; one collected with other settings (episodes, seed)
+    is refused in one line and left as it is, so no model is grounded on data its config does not describe."""
+    out = exploration_dataset_dir(env_id, data)
+    wanted = {**asdict(data), "encoder": encoder, "pooling": pooling}
+    if out.exists():
+        made_by = read_json(out / "metadata.json", "produced_by", "config") or {}
+        made_by = {"epsilon": 0.0, "steps_after_success": 0, **made_by}
+        for field, value in wanted.items():
+            if made_by.get(field) != value:
+                raise DatasetError(
+                    f"{out}: collected with {field} {made_by.get(field)!r}, the config asks for {value!r}; "
+                    f"move it away to collect the config's data there"
+                )
+        return out
+    print(
+        f"{out}: no exploration data yet; collecting {data.episodes} episodes of the train tasks with random "
+        f"steps (epsilon {data.epsilon:g}, {data.steps_after_success} after success) for dynamics (once)",
+        flush=True,
+    )
+    return collect(
+        env_id,
+        "train",
+        data.episodes,
+        out,
+        seed=data.seed,
+        encoder=encoder,
+        pooling=pooling,
+        wait=True,
+        workers=available_cores(),
+        epsilon=data.epsilon,
+        steps_after_success=data.steps_after_success,
     )
 
 

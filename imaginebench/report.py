@@ -52,7 +52,7 @@ def run_table(groups: dict[str, list[Run]]) -> list[str]:
             for level in LEVELS
         ]
         lines.append(
-            f"| {group} | {first.results['algorithm']} | {data_description(first.config)} | {len(members)} | "
+            f"| {group} | {first.results['algorithm']} | {data_description(first.config, first.results.get('datasets'))} | {len(members)} | "
             f"{first.results['global_step']:,} × {batch} | {first.results['episodes_per_task']} | "
             + " | ".join(levels)
             + " |"

@@ -90,12 +90,17 @@ def data_sources(data: dict[str, Any]) -> tuple[str, str]:
     return real or "–", imaginary
 
 
-def data_description(config: dict[str, Any]) -> str:
-    """What a run trained on, from its config: :func:`data_sources` and the mix."""
+def data_description(config: dict[str, Any], datasets: dict[str, Any] | None = None) -> str:
+    """What a run trained on, from its config: :func:`data_sources` and the mix; with the ``datasets`` its
+    results.json recorded, the grounded models (sha256 prefix) its imaginary data came from, since a level's
+    default data change with the shipped model (runs recorded before that field say nothing; their commit does)."""
     data = config.get("data", {})
     real, imaginary = data_sources(data)
     if not imaginary or data.get("mix_ratio_real") == 1.0:
         return f"real {real}"
+    models = sorted({sha[:8] for sha in (datasets or {}).get("imaginary_checkpoints", []) if sha})
+    if models:
+        imaginary += f" (model {', '.join(models)})"
     mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"
     return f"real {real}; imaginary {imaginary}; {mix}"
 
@@ -107,7 +112,12 @@ def grouped(runs: list[Run]) -> dict[str, list[Run]]:
         groups.setdefault(run.group, []).append(run)
     for group, members in groups.items():
         shapes = {
-            (m.results["env_id"], m.results["algorithm"], m.results["global_step"], data_description(m.config))
+            (
+                m.results["env_id"],
+                m.results["algorithm"],
+                m.results["global_step"],
+                data_description(m.config, m.results.get("datasets")),
+            )
             for m in members
         }
         if len(shapes) > 1:

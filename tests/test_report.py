@@ -101,6 +101,16 @@ def test_dataset_folders_are_named_and_real_only_runs_say_so_even_with_imaginary
     ) == ("real train; imaginary easy; concat")
 
 
+def test_the_grounded_models_a_run_recorded_for_its_imaginary_data_are_named():
+    config = {"data": {"real_levels": ["train"], "imaginary_levels": ["easy", "hard"], "mix_ratio_real": 0.85}}
+    recorded = {
+        "imaginary": ["d/easy", "d/hard", "own"],
+        "imaginary_checkpoints": ["6e7153ca07bb", "6e7153ca07bb", None],
+    }
+    assert data_description(config, recorded) == "real train; imaginary easy, hard (model 6e7153ca); 85% real"
+    assert data_description(config, {"imaginary": ["d/easy"]}) == "real train; imaginary easy, hard; 85% real"
+
+
 def test_bad_inputs_are_named(tmp_path):
     with pytest.raises(UserInputError, match="missing: no such directory of runs"):
         write_report([tmp_path / "missing"], tmp_path / "out.md", [], [], "x")

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
 import imaginebench.commands.imagine as imagine_command
 import imaginebench.envs.babyai as babyai
 from imaginebench.commands.imagine import file_sha256, find_or_imagine
 from imaginebench.datasets import load_episodes
 from imaginebench.errors import UserInputError
-from imaginebench.shipped import imaginary_dataset_dir, read_imagination_settings, shipped_model
+from imaginebench.registry import env_ids, get_domain
+from imaginebench.shipped import imaginary_dataset_dir, read_imagination_settings, shipped_checkpoint, shipped_model
 from tests.shipped_fixtures import TINY_SETTINGS
 from tests.synthetic_episodes import write_synthetic
 
@@ -176,3 +178,24 @@ def test_a_shipped_checkpoint_without_settings_is_an_error_naming_the_file(tmp_p
     (tmp_path / "BabyAI-v0" / "imagination.json").write_text("{rollouts: 3")
     with pytest.raises(ValueError, match=rf"{tmp_path / 'BabyAI-v0' / 'imagination.json'}: not valid JSON"):
         shipped_model("BabyAI-v0")
+
+
+def dynamics_datasets(env_id: str, data: dict) -> list[str]:
+    """The dynamics-only datasets a grounding's data section names, by path or by collection settings."""
+    from imaginebench.collect import ExplorationData, exploration_dataset_dir
+
+    declared = data.get("dynamics_collect")
+    collected = [] if declared is None else [exploration_dataset_dir(env_id, ExplorationData(**declared), "data")]
+    return [*data.get("dynamics_real", []), *map(str, collected)]
+
+
+@pytest.mark.parametrize("env_id", [env_id for env_id in env_ids() if shipped_checkpoint(env_id).is_file()])
+def test_each_shipped_model_was_grounded_with_its_envs_grounding_config(env_id):
+    """The config documents the shipped model: what `imaginebench ground --config` would train is what ships."""
+    config = yaml.safe_load((Path(__file__).parents[1] / get_domain(env_id).grounding_config).read_text())
+    checkpoint = torch.load(shipped_checkpoint(env_id), map_location="cpu", weights_only=False)
+    model, data = checkpoint["hyper_parameters"], checkpoint["datamodule_hyper_parameters"]
+    assert {key: model.get(key) for key in config["model"]} == config["model"]
+    plain = {key: value for key, value in config["data"].items() if not key.startswith("dynamics_")}
+    assert {key: data.get(key) for key in plain} == plain
+    assert dynamics_datasets(env_id, data) == dynamics_datasets(env_id, config["data"])

@@ -158,3 +158,71 @@ def test_a_missing_dynamics_dataset_is_an_error_naming_the_option(babyai_real, t
     datamodule = GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], dynamics_real=[str(tmp_path / "nope")])
     with pytest.raises(DatasetError, match="data.dynamics_real: .*nope is neither a dataset directory"):
         datamodule.prepare_data()
+
+
+def test_dynamics_collect_collects_its_exploration_data_once_and_grounds_dynamics_on_it(
+    babyai_real, tmp_path, monkeypatch
+):
+    from datamodules.grounding_data import GroundingDataModule
+    from imaginebench.collect import ExplorationData
+    from imaginebench.datasets import load_episodes
+
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path))
+    declared = ExplorationData(episodes=12, epsilon=0.5, steps_after_success=3, seed=5)
+    datamodule = GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], dynamics_collect=declared)
+    datamodule.prepare_data()
+    collected = tmp_path / "BabyAI-v0" / "real-train-eps0.5-after3"
+    made_by = load_episodes(collected).metadata["produced_by"]["config"]
+    assert {k: made_by[k] for k in ("episodes", "epsilon", "steps_after_success", "seed")} == {
+        "episodes": 12,
+        "epsilon": 0.5,
+        "steps_after_success": 3,
+        "seed": 5,
+    }
+    datamodule.setup()
+    assert len(datamodule.dynamics_rollouts) == 12 and datamodule.dynamics_paths == [str(collected)]
+    written = (collected / "metadata.json").stat().st_mtime_ns
+    GroundingDataModule("BabyAI-v0", real=[str(babyai_real)], dynamics_collect=declared).prepare_data()
+    assert (collected / "metadata.json").stat().st_mtime_ns == written  # found, not collected again
+
+
+def test_dynamics_collect_refuses_data_collected_with_other_settings_and_leaves_them(
+    babyai_real, tmp_path, monkeypatch
+):
+    from datamodules.grounding_data import GroundingDataModule
+    from imaginebench.collect import ExplorationData
+    from imaginebench.datasets import DatasetError
+
+    monkeypatch.setenv("IMAGINEBENCH_DATA", str(tmp_path))
+    GroundingDataModule(
+        "BabyAI-v0", real=[str(babyai_real)], dynamics_collect=ExplorationData(6, 0.5, 3, seed=5)
+    ).prepare_data()
+    collected = tmp_path / "BabyAI-v0" / "real-train-eps0.5-after3"
+    before = (collected / "metadata.json").read_text()
+    other_seed = GroundingDataModule(
+        "BabyAI-v0", real=[str(babyai_real)], dynamics_collect=ExplorationData(6, 0.5, 3, seed=6)
+    )
+    with pytest.raises(
+        DatasetError,
+        match=r"data.dynamics_collect: .*real-train-eps0.5-after3: collected with seed 5, the config asks for 6",
+    ):
+        other_seed.prepare_data()
+    assert (collected / "metadata.json").read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("env_id", "data", "message"),
+    [
+        ("BabyAI-v0", {"episodes": 0, "epsilon": 0.5}, "data.dynamics_collect: episodes must be >= 1, got 0"),
+        ("BabyAI-v0", {"episodes": 5, "epsilon": 1.5}, r"data.dynamics_collect: epsilon must lie in \(0, 1\], got 1.5"),
+        ("BabyAI-v0", {"episodes": 5, "epsilon": 0.5, "steps_after_success": -1}, "steps_after_success must be >= 0"),
+        ("Mujoco-v0", {"episodes": 5, "epsilon": 0.5}, "data.dynamics_collect: needs a discrete action space"),
+    ],
+)
+def test_bad_dynamics_collect_settings_are_refused_naming_the_field_before_any_work(tmp_path, env_id, data, message):
+    from datamodules.grounding_data import GroundingDataModule
+    from imaginebench.collect import ExplorationData
+
+    with pytest.raises(UserInputError, match=message):
+        GroundingDataModule(env_id, real=[str(tmp_path / "unused")], dynamics_collect=ExplorationData(**data))
+    assert not any(tmp_path.iterdir())

@@ -249,3 +249,12 @@ def test_resumed_fit_continues_the_same_stream(paths, tmp_path):
     resumed = fit(paths, tmp_path / "b", max_epochs=2, ckpt_path=str(tmp_path / "b" / "checkpoints" / "last.ckpt"))
     assert list(resumed.seen) == [1]
     assert torch.equal(torch.stack(resumed.seen[1]), torch.stack(uninterrupted.seen[1]))
+
+
+def test_the_record_of_loaded_datasets_names_the_grounded_model_each_imaginary_one_came_from(paths, tmp_path):
+    grounded = write_synthetic(
+        tmp_path / "grounded", "imaginary", generator={"kind": "grounded-lm", "checkpoint_sha256": "ab12"}
+    )
+    data = make_data({**paths, "imaginary": [*paths["imaginary"], grounded]})
+    assert data.dataset_paths["imaginary"] == [*paths["imaginary"], grounded]
+    assert data.dataset_paths["imaginary_checkpoints"] == [None, "ab12"]
