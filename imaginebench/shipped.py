@@ -2,7 +2,8 @@
 
 ``assets/<env_id>/grounding.ckpt`` is a slim grounded checkpoint (:func:`~imaginebench.commands.pipeline.export_grounded_model`);
 ``assets/<env_id>/imagination.json`` holds the settings its default imaginary data are imagined with,
-``{"rollouts": int, "seed": int, "temperature": float}``. Git carries the model, not the data: a level's
+``{"rollouts": int, "seed": int, "temperature": float}`` and optionally ``"next_states"`` (where each next state is
+read, :data:`NextStateSource`; default ``"rollout"``). Git carries the model, not the data: a level's
 imaginary data that neither the data root nor ``assets/`` has are imagined once, on the CPU so that every
 checkout gets the same rows, into the data root's default place, where later runs find them.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 from imaginebench.assets import assets_dir
 from imaginebench.datasets.locations import find_imaginary_dataset, imaginary_candidates
@@ -22,6 +24,10 @@ from imaginebench.errors import UserInputError
 from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 
 CHECKPOINT_FILE, SETTINGS_FILE = "grounding.ckpt", "imagination.json"
+
+NextStateSource = Literal["rollout", "dynamics"]
+"""Where an imagined rollout's next states are read (:func:`~modules.grounding.generation.imagine_rollouts`): the
+goal's rollout itself, or the goal-free dynamics-prediction prompt of each step."""
 
 
 @dataclass(frozen=True)
@@ -32,11 +38,13 @@ class ShippedModel:
     rollouts: int
     seed: int
     temperature: float
+    next_states: NextStateSource = "rollout"
 
 
-def read_imagination_settings(path: Path) -> dict[str, int | float]:
-    """``rollouts`` (>= 1), ``seed`` (>= 0) and ``temperature`` (>= 0) from ``path``, checked before any data
-    are imagined: a typo must fail in one line naming the file and field, not after an hour of generation."""
+def read_imagination_settings(path: Path) -> dict[str, int | float | str]:
+    """``rollouts`` (>= 1), ``seed`` (>= 0), ``temperature`` (>= 0) and the optional ``next_states`` from ``path``,
+    checked before any data are imagined: a typo must fail in one line naming the file and field, not after an hour
+    of generation."""
     if not path.is_file():
         raise FileNotFoundError(
             f'{path}: missing; a shipped {CHECKPOINT_FILE} needs it: {{"rollouts": N, "seed": S, "temperature": T}}'
@@ -51,16 +59,19 @@ def read_imagination_settings(path: Path) -> dict[str, int | float]:
         "rollouts": (lambda v: _is_integer(v) and v >= 1, "an integer >= 1"),
         "seed": (lambda v: _is_integer(v) and v >= 0, "an integer >= 0"),
         "temperature": (lambda v: (_is_integer(v) or isinstance(v, float)) and v >= 0, "a number >= 0"),
+        "next_states": (lambda v: v in get_args(NextStateSource), f"one of {', '.join(get_args(NextStateSource))}"),
     }
+    optional = {"next_states": "rollout"}
     unknown = sorted(settings.keys() - checks.keys())
     if unknown:
         raise ValueError(f"{path}: field {unknown[0]!r} is unknown (fields: {', '.join(checks)})")
     for field, (valid, meaning) in checks.items():
-        if field not in settings:
+        if field not in settings and field not in optional:
             raise ValueError(f"{path}: field {field!r} is missing")
+        settings.setdefault(field, optional.get(field))
         if not valid(settings[field]):
             raise ValueError(f"{path}: field {field!r} must be {meaning}, got {settings[field]!r}")
-    return {"rollouts": settings["rollouts"], "seed": settings["seed"], "temperature": float(settings["temperature"])}
+    return {**settings, "temperature": float(settings["temperature"])}
 
 
 def _is_integer(value: object) -> bool:

@@ -119,6 +119,19 @@ def test_data_the_shipped_model_imagined_with_next_states_from_the_dynamics_prom
     assert load_episodes(stale).metadata["generator"]["next_states"] == "dynamics"  # set aside, not lost
 
 
+def test_a_release_that_reads_next_states_from_the_dynamics_prompt_imagines_so_and_sets_aside_the_rollout_reads(
+    editable_assets, tmp_path
+):
+    first = find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")
+    settings = editable_assets / "BabyAI-v0" / "imagination.json"
+    settings.write_text(json.dumps({**TINY_SETTINGS, "next_states": "dynamics"}))
+    assert shipped_model("BabyAI-v0").next_states == "dynamics"
+    assert find_or_imagine("BabyAI-v0", "easy", tmp_path / "data") == first
+    assert load_episodes(first).metadata["generator"]["next_states"] == "dynamics"
+    (stale,) = first.parent.glob("imaginary-easy.stale-*")
+    assert load_episodes(stale).metadata["generator"]["next_states"] == "rollout"
+
+
 @pytest.mark.parametrize("version", ["reward_version", "states_version"])
 def test_data_made_under_an_earlier_reward_or_states_are_set_aside_and_imagined_anew(
     shipped_tiny_model, tmp_path, monkeypatch, version
@@ -159,6 +172,7 @@ def test_without_a_shipped_model_there_is_nothing_and_the_error_says_how_to_make
         ({**TINY_SETTINGS, "temperature": "0"}, "temperature"),
         ({**TINY_SETTINGS, "temperature": -0.5}, "temperature"),
         ({**TINY_SETTINGS, "temprature": 1.0}, "temprature"),
+        ({**TINY_SETTINGS, "next_states": "dreams"}, "next_states"),
     ],
 )
 def test_invalid_imagination_settings_name_the_file_and_field(tmp_path, settings, field):

@@ -28,7 +28,7 @@ from imaginebench.errors import UserInputError, check_at_least
 from imaginebench.instructions import DEFAULT_ENCODER
 from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 from imaginebench.registry import get_domain, make
-from imaginebench.shipped import CHECKPOINT_FILE, ShippedModel, shipped_model
+from imaginebench.shipped import CHECKPOINT_FILE, NextStateSource, ShippedModel, shipped_model
 from imaginebench.storage import read_json
 
 
@@ -209,8 +209,6 @@ def imagine(
 
 
 def check_next_states(next_states: str) -> None:
-    from modules.grounding.generation import NextStateSource
-
     if next_states not in get_args(NextStateSource):
         raise UserInputError(f"--next-states {next_states!r}: valid: {', '.join(get_args(NextStateSource))}")
 
@@ -246,7 +244,8 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
         return found
     print(
         f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts} rollouts "
-        f"(seed {model.seed}, temperature {model.temperature}) with the shipped grounded model {model.checkpoint} on the CPU (once)",
+        f"(seed {model.seed}, temperature {model.temperature}, next states from the {model.next_states}) with the shipped "
+        f"grounded model {model.checkpoint} on the CPU (once)",
         flush=True,
     )
     return imagine(
@@ -258,6 +257,7 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
         seed=model.seed,
         temperature=model.temperature,
         device="cpu",
+        next_states=model.next_states,
         progress=True,
         wait=True,
     )
@@ -286,7 +286,7 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
     made_with += [generator.get("next_states", "rollout"), (metadata.get("counts") or {}).get("episodes")]
     made_with += [metadata_field(metadata, name) for name in versions]
-    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, "rollout", model.rollouts]
+    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.next_states, model.rollouts]
     if made_with == [*shipped, *versions.values()]:
         return False
     reward_version = metadata_field(metadata, "reward_version")

@@ -13,18 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, get_args
 
 import torch
 from torch import Tensor
 
 from datamodules.grounding_prompts import ACTION, STATE, end_of_text_id, words
 from imaginebench.errors import check_at_least
+from imaginebench.shipped import NextStateSource
 
 if TYPE_CHECKING:
     from modules.grounding.model import GroundingModule
 
-NextStateSource = Literal["rollout", "dynamics"]
 """Where an imagined rollout's next state is read: at the action's slot inside the rollout, which follows the goal
 (KALM), or from the goal-free dynamics-prediction prompt of the state and action (``(s, a) → s'``)."""
 
