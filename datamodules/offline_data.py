@@ -143,8 +143,9 @@ class OfflineDataModule(LightningDataModule):
         self.real_dataset: EpisodeDataset | None = None
         self.imaginary_dataset: EpisodeDataset | None = None
         self.dataset_paths: dict[str, list[str | None]] = {}
-        """The datasets setup loaded, per source, and under ``imaginary_checkpoints`` the sha256 of the grounded model
-        each imaginary one was imagined from (``None``: no grounded model's); recorded in results.json."""
+        """The datasets setup loaded, per source, and for each imaginary one the sha256 of the grounded model it was
+        imagined from (``imaginary_checkpoints``) and where its next states were read (``imaginary_next_states``;
+        ``None``: no grounded model's); recorded in results.json."""
         self.real_tasks: list[str] = []
         self.tasks: list[str] = []
         self.sampler: MixedSampler | None = None
@@ -168,10 +169,11 @@ class OfflineDataModule(LightningDataModule):
         }
         self.real_dataset = self._load("real", self.dataset_paths["real"])
         self.imaginary_dataset = self._load("imaginary", self.dataset_paths["imaginary"])
-        self.dataset_paths["imaginary_checkpoints"] = [
-            read_json(Path(path) / "metadata.json", "generator", "checkpoint_sha256")
-            for path in self.dataset_paths["imaginary"]
-        ]  # which grounded model imagined each: a path like data/<env>/imaginary-easy outlives the model it came from
+        generated_by = {"imaginary_checkpoints": "checkpoint_sha256", "imaginary_next_states": "next_states"}
+        for record, field in generated_by.items():  # a path like data/<env>/imaginary-easy outlives its model
+            self.dataset_paths[record] = [
+                read_json(Path(path) / "metadata.json", "generator", field) for path in self.dataset_paths["imaginary"]
+            ]
         self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
         imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []
         self.tasks = list(dict.fromkeys(self.real_tasks + imaginary_tasks))

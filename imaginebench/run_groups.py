@@ -92,15 +92,18 @@ def data_sources(data: dict[str, Any]) -> tuple[str, str]:
 
 def data_description(config: dict[str, Any], datasets: dict[str, Any] | None = None) -> str:
     """What a run trained on, from its config: :func:`data_sources` and the mix; with the ``datasets`` its
-    results.json recorded, the grounded models (sha256 prefix) its imaginary data came from, since a level's
-    default data change with the shipped model (runs recorded before that field say nothing; their commit does)."""
+    results.json recorded, the grounded models (sha256 prefix) its imaginary data came from and any next-state read
+    other than the rollout's, since a level's default data change with the shipped model and its settings (runs
+    recorded before those fields say nothing; their commit does)."""
     data = config.get("data", {})
     real, imaginary = data_sources(data)
     if not imaginary or data.get("mix_ratio_real") == 1.0:
         return f"real {real}"
-    models = sorted({sha[:8] for sha in (datasets or {}).get("imaginary_checkpoints", []) if sha})
+    datasets = datasets or {}
+    models = sorted({sha[:8] for sha in datasets.get("imaginary_checkpoints", []) if sha})
+    reads = sorted({read for read in datasets.get("imaginary_next_states", []) if read and read != "rollout"})
     if models:
-        imaginary += f" (model {', '.join(models)})"
+        imaginary += f" (model {', '.join([*models, *(f'next states from {read}' for read in reads)])})"
     mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"
     return f"real {real}; imaginary {imaginary}; {mix}"
 

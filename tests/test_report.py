@@ -109,6 +109,10 @@ def test_the_grounded_models_a_run_recorded_for_its_imaginary_data_are_named():
     }
     assert data_description(config, recorded) == "real train; imaginary easy, hard (model 6e7153ca); 85% real"
     assert data_description(config, {"imaginary": ["d/easy"]}) == "real train; imaginary easy, hard; 85% real"
+    read = {**recorded, "imaginary_next_states": ["dynamics", "dynamics", None]}
+    assert data_description(config, read) == (
+        "real train; imaginary easy, hard (model 6e7153ca, next states from dynamics); 85% real"
+    )
 
 
 def test_bad_inputs_are_named(tmp_path):

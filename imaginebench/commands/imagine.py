@@ -294,7 +294,8 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
         path.with_name(f"{path.name}.stale-{str(generator.get('checkpoint_sha256'))[:8]}-r{reward_version}")
     )
     print(
-        f"{path}: imagined from an earlier shipped model, reward or states; moved to {stale} and imagined anew",
+        f"{path}: imagined from an earlier shipped model or its earlier settings, reward or states; moved to {stale} "
+        "and imagined anew",
         flush=True,
     )
     try:

@@ -253,8 +253,11 @@ def test_resumed_fit_continues_the_same_stream(paths, tmp_path):
 
 def test_the_record_of_loaded_datasets_names_the_grounded_model_each_imaginary_one_came_from(paths, tmp_path):
     grounded = write_synthetic(
-        tmp_path / "grounded", "imaginary", generator={"kind": "grounded-lm", "checkpoint_sha256": "ab12"}
+        tmp_path / "grounded",
+        "imaginary",
+        generator={"kind": "grounded-lm", "checkpoint_sha256": "ab12", "next_states": "dynamics"},
     )
     data = make_data({**paths, "imaginary": [*paths["imaginary"], grounded]})
     assert data.dataset_paths["imaginary"] == [*paths["imaginary"], grounded]
     assert data.dataset_paths["imaginary_checkpoints"] == [None, "ab12"]
+    assert data.dataset_paths["imaginary_next_states"] == [None, "dynamics"]
