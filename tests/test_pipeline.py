@@ -19,6 +19,7 @@ from imaginebench.datasets.episodes import episode_row_ranges
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.processes import CORES_VARIABLE
 from imaginebench.registry import get_domain, make
+from imaginebench.shipped import shipped_model
 from tests.grounding_fixtures import TINY
 from tests.test_cli_errors import error_line
 from tests.test_lightning_cli import REPO, tiny_config
@@ -94,6 +95,11 @@ def test_pipeline_runs_every_stage_then_resumes_from_its_outputs(tmp_path):
     quality = json.loads((out / "quality.json").read_text())
     assert [report["level"] for report in quality] == ["rephrase", "easy", "hard"]
     assert all(report["overall"]["rollouts"] == 4 for report in quality)
+    shipped_read = shipped_model("BabyAI-v0").next_states  # imagined as the env's shipped data are
+    assert {
+        load_episodes(out / f"imaginary-{level}").metadata["generator"]["next_states"] for level in IMAGINED_LEVELS
+    } == {shipped_read}
+    assert f"next states from the {shipped_read}" in stdout
     summaries = [summary for report in quality for summary in (report["overall"], *report["per_task"].values())]
     assert all(
         isinstance(s["one_step_error_rate"], float) and isinstance(s["drift_error_rate"], float) for s in summaries

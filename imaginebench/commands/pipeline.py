@@ -11,11 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import get_args
 
 from imaginebench.checkpoints import last_checkpoint
 from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.registry import get_domain, make
+from imaginebench.shipped import NextStateSource, shipped_model
 
 
 def export_grounded_model(source: Path, destination: Path) -> None:
@@ -67,6 +69,11 @@ def pipeline_main(argv: list[str]) -> None:
     parser.add_argument("--grounding-config", help="default lightning_config/grounding/<env>.yaml")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument(
+        "--next-states",
+        choices=get_args(NextStateSource),
+        help="where imagined next states are read (default: as the env's shipped imagination.json says, else rollout)",
+    )
     parser.add_argument("--device", default=None, help="device for imagination (default: cuda if available)")
     parser.add_argument(
         "--lightning-args",
@@ -145,6 +152,8 @@ def run_pipeline(args: argparse.Namespace) -> Path:
             )
             export_grounded_model(last_checkpoint(out / "grounding" / "run"), checkpoint)
 
+    shipped = shipped_model(args.env)
+    next_states = args.next_states or (shipped.next_states if shipped else "rollout")  # the shipped data's read
     imaginary = []
     for level in IMAGINED_LEVELS:
         path = out / f"imaginary-{level}"
@@ -152,8 +161,8 @@ def run_pipeline(args: argparse.Namespace) -> Path:
         if path.exists():
             _stage(3, "imagine", f"{path} exists, kept")
             continue
-        _stage(3, "imagine", f"{args.rollouts} rollouts of {level} → {path}")
-        with costs.measure(f"imagine {level}", f"{args.rollouts} rollouts on {device}"):
+        _stage(3, "imagine", f"{args.rollouts} rollouts of {level}, next states from the {next_states} → {path}")
+        with costs.measure(f"imagine {level}", f"{args.rollouts} rollouts on {device}, next states: {next_states}"):
             imagine(
                 checkpoint,
                 args.env,
@@ -163,6 +172,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
                 seed=args.seed,
                 temperature=args.temperature,
                 device=device,
+                next_states=next_states,
             )
 
     _stage(4, "quality", f"replaying the rollouts in the simulator → {out / 'quality.json'}")
