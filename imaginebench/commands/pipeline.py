@@ -41,6 +41,13 @@ def resume_if_started(run_dir: Path) -> list[str]:
     return ["--ckpt_path", "last"] if last_checkpoint(run_dir).is_file() else []
 
 
+def shipped_next_states(env_id: str) -> str:
+    """Where the env's shipped data read their next states (``rollout`` when it ships no model): the pipeline imagines
+    as the shipped data were imagined unless ``--next-states`` says otherwise."""
+    shipped = shipped_model(env_id)
+    return shipped.next_states if shipped else "rollout"
+
+
 def _stage(number: int, name: str, message: str) -> None:
     print(f"[pipeline {number}/6] {name}: {message}", flush=True)
 
@@ -152,8 +159,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
             )
             export_grounded_model(last_checkpoint(out / "grounding" / "run"), checkpoint)
 
-    shipped = shipped_model(args.env)
-    next_states = args.next_states or (shipped.next_states if shipped else "rollout")  # the shipped data's read
+    next_states = args.next_states or shipped_next_states(args.env)
     imaginary = []
     for level in IMAGINED_LEVELS:
         path = out / f"imaginary-{level}"
