@@ -26,8 +26,11 @@ from imaginebench.levels import IMAGINED_LEVELS, resolve_level
 CHECKPOINT_FILE, SETTINGS_FILE = "grounding.ckpt", "imagination.json"
 
 NextStateSource = Literal["rollout", "dynamics"]
-"""Where an imagined rollout's next states are read (:func:`~modules.grounding.generation.imagine_rollouts`): the
-goal's rollout itself, or the goal-free dynamics-prediction prompt of each step."""
+"""Where an imagined rollout's next state is read (:func:`~modules.grounding.generation.imagine_rollouts`): at the
+action's slot inside the rollout, which follows the goal (KALM), or from the goal-free dynamics-prediction prompt of
+the state and action (``(s, a) → s'``)."""
+DEFAULT_NEXT_STATES: NextStateSource = "rollout"
+"""The read of a shipped model whose ``imagination.json`` names none, and of an env that ships no model."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class ShippedModel:
     rollouts: int
     seed: int
     temperature: float
-    next_states: NextStateSource = "rollout"
+    next_states: NextStateSource = DEFAULT_NEXT_STATES
 
 
 def read_imagination_settings(path: Path) -> dict[str, int | float | str]:
@@ -61,7 +64,7 @@ def read_imagination_settings(path: Path) -> dict[str, int | float | str]:
         "temperature": (lambda v: (_is_integer(v) or isinstance(v, float)) and v >= 0, "a number >= 0"),
         "next_states": (lambda v: v in get_args(NextStateSource), f"one of {', '.join(get_args(NextStateSource))}"),
     }
-    optional = {"next_states": "rollout"}
+    optional = {"next_states": DEFAULT_NEXT_STATES}
     unknown = sorted(settings.keys() - checks.keys())
     if unknown:
         raise ValueError(f"{path}: field {unknown[0]!r} is unknown (fields: {', '.join(checks)})")

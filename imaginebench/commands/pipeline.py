@@ -17,7 +17,7 @@ from imaginebench.checkpoints import last_checkpoint
 from imaginebench.errors import UserInputError, check_at_least, check_can_create, naming
 from imaginebench.levels import IMAGINED_LEVELS
 from imaginebench.registry import get_domain, make
-from imaginebench.shipped import NextStateSource, shipped_model
+from imaginebench.shipped import DEFAULT_NEXT_STATES, NextStateSource, shipped_model
 
 
 def export_grounded_model(source: Path, destination: Path) -> None:
@@ -45,7 +45,7 @@ def shipped_next_states(env_id: str) -> str:
     """Where the env's shipped data read their next states (``rollout`` when it ships no model): the pipeline imagines
     as the shipped data were imagined unless ``--next-states`` says otherwise."""
     shipped = shipped_model(env_id)
-    return shipped.next_states if shipped else "rollout"
+    return shipped.next_states if shipped else DEFAULT_NEXT_STATES
 
 
 def _stage(number: int, name: str, message: str) -> None:

@@ -25,9 +25,6 @@ from imaginebench.shipped import NextStateSource
 if TYPE_CHECKING:
     from modules.grounding.model import GroundingModule
 
-"""Where an imagined rollout's next state is read: at the action's slot inside the rollout, which follows the goal
-(KALM), or from the goal-free dynamics-prediction prompt of the state and action (``(s, a) → s'``)."""
-
 
 @dataclass
 class ImaginedBatch:
