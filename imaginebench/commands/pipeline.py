@@ -41,7 +41,7 @@ def resume_if_started(run_dir: Path) -> list[str]:
     return ["--ckpt_path", "last"] if last_checkpoint(run_dir).is_file() else []
 
 
-def shipped_next_states(env_id: str) -> str:
+def shipped_next_states(env_id: str) -> NextStateSource:
     """Where the env's shipped data read their next states (``rollout`` when it ships no model): the pipeline imagines
     as the shipped data were imagined unless ``--next-states`` says otherwise."""
     shipped = shipped_model(env_id)
