@@ -76,7 +76,9 @@ def main() -> None:
     args = parser.parse_args()
     with reported_to_user("episode_subset.py"):
         dataset = load_episodes(args.source_dataset)
-        wanted = args.episodes if args.episodes else kept_length_counts(load_episodes(args.lengths_like), args.filter)
+        if args.episodes is not None and args.episodes < 1:
+            raise UserInputError(f"--episodes {args.episodes}: must be at least 1")
+        wanted = args.episodes or kept_length_counts(load_episodes(args.lengths_like), args.filter)
         chosen = subset(dataset, drawn_episodes(episode_lengths(dataset), wanted, args.seed), args.source)
         write_episodes(chosen, args.out, overwrite=args.overwrite)
     print(f"wrote {chosen.num_episodes} episodes, {chosen.num_steps} steps to {args.out}")
