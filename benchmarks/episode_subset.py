@@ -5,10 +5,12 @@ the imaginary stream of a run (``--source imaginary``) in the number the filters
 the episode lengths of those rollouts (``--lengths-like``) or drawn at random, take the rollouts' share of every
 batch with none of their errors:
 
-    .venv/bin/python benchmarks/episode_subset.py runs/probe/real-rephrase runs/probe/expert-rephrase-random \
-        --episodes 214 --source imaginary
-    .venv/bin/python benchmarks/episode_subset.py runs/probe/real-rephrase runs/probe/expert-rephrase-lenmatched \
-        --lengths-like data/Ball-v0/imaginary-rephrase --filter goal transitions --source imaginary
+    .venv/bin/python benchmarks/episode_subset.py data/Ball-v0/real-rephrase data/Ball-v0/expert-rephrase-random \
+        --episodes 214
+    .venv/bin/python benchmarks/episode_subset.py data/Ball-v0/real-rephrase data/Ball-v0/expert-rephrase-lenmatched \
+        --lengths-like data/Ball-v0/imaginary-rephrase --filter goal transitions
+
+(sweeps/clevr-rephrase-cause.yaml trains on them).
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter, defaultdict
-
-import torch
+from dataclasses import replace
 
 from imaginebench.datasets.episodes import EpisodeDataset, episode_row_ranges, load_episodes, write_episodes
 from imaginebench.errors import UserInputError, reported_to_user
@@ -32,9 +33,7 @@ def episode_lengths(dataset: EpisodeDataset) -> dict[int, int]:
 
 def kept_length_counts(dataset: EpisodeDataset, checks: list[str]) -> Counter[int]:
     """How many of ``dataset``'s rollouts of each length pass every one of ``checks`` (the filters of a run)."""
-    lengths = episode_lengths(dataset)
-    kept = [c.episode_id for c in check_rollouts(dataset, progress=True) if not failed_checks(c) & set(checks)]
-    return Counter(lengths[episode] for episode in kept)
+    return Counter(c.length for c in check_rollouts(dataset, progress=True) if not failed_checks(c) & set(checks))
 
 
 def drawn_episodes(lengths: dict[int, int], wanted: Counter[int] | int, seed: int) -> list[int]:
@@ -54,12 +53,10 @@ def drawn_episodes(lengths: dict[int, int], wanted: Counter[int] | int, seed: in
 
 
 def subset(dataset: EpisodeDataset, episodes: list[int], source: str) -> EpisodeDataset:
-    rows = torch.isin(dataset.steps["episode_id"], torch.tensor(episodes))
-    chosen = EpisodeDataset(
-        dataset.steps[rows].clone(), dataset.instruction_texts, dataset.instruction_embeddings, dict(dataset.metadata)
-    )
-    chosen.metadata.update(source=source, counts=chosen.counts(), subset_of=str(dataset.path))
-    return chosen
+    """``episodes`` of ``dataset`` as a new dataset of ``source``, its counts recomputed and its origin named."""
+    chosen = dataset.with_episodes(episodes)
+    metadata = {**dataset.metadata, "source": source, "counts": chosen.counts(), "subset_of": str(dataset.path)}
+    return replace(chosen, metadata=metadata, path=None)
 
 
 def main() -> None:

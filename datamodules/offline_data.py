@@ -222,14 +222,7 @@ class OfflineDataModule(LightningDataModule):
             raise DatasetError(
                 f"{dataset.path}: data.imaginary_filter {self.hparams.imaginary_filter} drops every rollout"
             )
-        rows = torch.isin(dataset.steps["episode_id"], torch.tensor(kept))
-        return EpisodeDataset(
-            dataset.steps[rows],
-            dataset.instruction_texts,
-            dataset.instruction_embeddings,
-            dataset.metadata,
-            dataset.path,
-        )
+        return dataset.with_episodes(kept)
 
     def _transitions(self, dataset: EpisodeDataset | None) -> Transitions | None:
         """Transitions with ``task_id`` re-indexed into :attr:`tasks`."""

@@ -81,6 +81,14 @@ class EpisodeDataset:
     def source(self) -> str:
         return self.metadata["source"]
 
+    def with_episodes(self, episode_ids: list[int]) -> EpisodeDataset:
+        """Only the steps of ``episode_ids`` (a copy, in their order here); instructions, metadata and path as
+        they are: the caller decides whether the metadata still describe the rows."""
+        rows = torch.isin(self.steps["episode_id"], torch.tensor(episode_ids, dtype=torch.long))
+        return EpisodeDataset(
+            self.steps[rows], self.instruction_texts, self.instruction_embeddings, self.metadata, self.path
+        )
+
     def counts(self) -> dict[str, Any]:
         """Episodes and successes per task, recomputed from the steps. An episode succeeded if its goal held at any
         step: the last one where episodes stop at success, an earlier one where they go on past it."""
