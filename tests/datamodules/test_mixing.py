@@ -3,6 +3,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import datamodules.mixing
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL, MixedSampler
 from imaginebench.datasets import to_transitions
 from tests.synthetic_episodes import synthetic_dataset
@@ -73,6 +74,26 @@ def test_same_seed_same_batches_other_seed_other_batches(mix_mode):
 
     assert (draw(7) == draw(7)).all()
     assert not torch.equal(draw(7)["state"], draw(8)["state"])
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    mix_mode=st.sampled_from(["ratio", "concat"]),
+    batch_size=st.integers(1, 80),
+    prefetch_rows=st.integers(1, 300),
+    seed=st.integers(0, 2**32),
+)
+def test_rows_drawn_ahead_give_the_batches_of_drawing_batch_by_batch(mix_mode, batch_size, prefetch_rows, seed):
+    def draw(rows_ahead: int) -> list:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(datamodules.mixing, "PREFETCH_ROWS", rows_ahead)
+            sampler = MixedSampler(REAL, IMAGINARY, mix_mode, 0.7, seed)
+            batches = [sampler.sample(batch_size) for _ in range(6)]
+            sampler.reseed(seed + 1)  # rows drawn ahead under the old seed are not served after a reseed
+            return batches + [sampler.sample(batch_size) for _ in range(3)]
+
+    for ahead, one_by_one in zip(draw(prefetch_rows), draw(1), strict=True):
+        assert (ahead == one_by_one).all()
 
 
 def test_reseed_restarts_the_stream():

@@ -2,7 +2,7 @@ import pytest
 import torch
 from torch import nn
 
-from modules.instruction_factored import InstructionFactoredLinear
+from modules.instruction_factored import CALLS_WITHOUT_LOOKING, InstructionFactoredLinear
 from modules.networks import mlp, observation_dim, observation_mlp
 
 STATE, EMBEDDING, HIDDEN = 5, 12, 16
@@ -47,6 +47,16 @@ def test_mostly_distinct_or_few_rows_take_the_plain_product():
     _, factored = layers()
     assert factored._instruction_groups(inputs(64, 64)[:, STATE:]) is None
     assert factored._instruction_groups(inputs(8, 1)[:, STATE:]) is None
+
+
+def test_after_mostly_distinct_rows_the_next_calls_do_not_look_for_groups():
+    plain, factored = layers()
+    assert factored._instruction_groups(inputs(64, 64)[:, STATE:]) is None
+    few = inputs(64, 4)
+    for _ in range(CALLS_WITHOUT_LOOKING):
+        assert factored._instruction_groups(few[:, STATE:]) is None
+    assert factored._instruction_groups(few[:, STATE:]) is not None
+    assert_same_function(plain, factored, few)
 
 
 def test_an_embedding_that_needs_its_gradient_is_not_grouped():
