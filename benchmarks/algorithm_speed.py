@@ -51,7 +51,7 @@ PRDC_DATASET_ROWS = 100_000
 
 def random_batch(spec: EnvSpec, rows: int, generator: torch.Generator) -> TensorDict:
     """Random transitions whose instructions come from a table as large as the real data's
-    (:data:`INSTRUCTIONS`): networks and PRDC's search group rows by instruction."""
+    (:data:`INSTRUCTIONS`): PRDC's search groups rows by instruction."""
     table = torch.randn(INSTRUCTIONS[spec.action_kind], spec.embedding_dim, generator=generator)
     instruction = torch.randint(table.shape[0], (rows,), generator=generator)
 

@@ -1,7 +1,7 @@
 """Where one training update's time goes, per algorithm, on the real data as ``peer_speed.py`` times it.
 
     .venv/bin/python benchmarks/update_profile.py --env MetaWorld-v0 --data data/MetaWorld-v0/real-train \\
-        --algorithms BC TD3BC IQL CQL BCQ [--steps 200] [--threads 1] [--precision 32-true] [--top 12]
+        --algorithms BC TD3BC IQL CQL BCQ [--steps 200] [--threads 1] [--precision 32-true] [--top 12] [--machine M]
 
 For each algorithm: milliseconds per update unprofiled (data sampling included), then, from a second run under
 ``torch.profiler``, the self time per update of the matrix products (forward and backward), of the optimizer's kernels
@@ -96,8 +96,8 @@ def sampling_milliseconds(run: SimpleNamespace) -> float:
     return (time.perf_counter() - start) * 1000 / (run.steps - WARMUP_STEPS)
 
 
-def twice_d3rlpy_milliseconds(env: str, threads: int, name: str) -> float | None:
-    path = peer_speed_results(env, threads)
+def twice_d3rlpy_milliseconds(env: str, threads: int, name: str, machine: str | None) -> float | None:
+    path = peer_speed_results(env, threads, machine=machine)
     stored = json.loads(path.read_text()).get(name, {}) if path.exists() else {}
     peer = stored.get("updates_per_second", {}).get("d3rlpy")
     return 1000 / (2 * statistics.median(peer)) if peer else None
@@ -109,6 +109,7 @@ def main() -> None:
     parser.add_argument("--precision", default="32-true", choices=["32-true", "bf16-mixed"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--top", type=int, default=0, help="also list each algorithm's N costliest kernels")
+    parser.add_argument("--machine", help="read d3rlpy's figures from peer_speed.py's runs with this --machine")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     run = comparison_run(args, precision=args.precision)
@@ -123,7 +124,7 @@ def main() -> None:
         train_ours(name, run, seed=0, callbacks=[profiled])
         kernels = profiled.milliseconds_per_update()
         at_peak = ours_flops_per_update(name, run) / peak / 1e6
-        target = twice_d3rlpy_milliseconds(args.env, args.threads, name)
+        target = twice_d3rlpy_milliseconds(args.env, args.threads, name, args.machine)
         python = max(total - sum(kernels.values()), 0.0)
         rows.append(
             f"| {name} ({ours_label(args.precision)}) | {total:.2f} | {kernels['products']:.2f} | {at_peak:.2f} | "

@@ -118,7 +118,6 @@ class CQL(OfflineRLModule):
             min_q_weight=1.0,
             num_random=num_action_samples,
             action_bound=self.env_spec.action_bound,
-            deactivate_vmap=True,  # a loop over the critics, whose first layers then group instructions
         )
         self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         self.target_updater = self.make_target_updater(self.loss, target_update_interval, tau)

@@ -30,7 +30,6 @@ from torchrl.objectives import LossModule
 
 from imaginebench.env_spec import EnvSpec
 from modules.full_precision import FullPrecisionLinear
-from modules.instruction_factored import InstructionFactoredLinear
 
 Activation = Literal["relu", "tanh", "elu", "gelu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU}
@@ -78,11 +77,8 @@ def mlp(
 def observation_mlp(
     spec: EnvSpec, out_features: int, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> MLP:
-    """An MLP on the concatenated observation whose first layer computes the instruction embedding's
-    part once per distinct instruction (:class:`InstructionFactoredLinear`; same parameters)."""
-    net = mlp(observation_dim(spec), out_features, hidden_sizes, activation)
-    net[0] = InstructionFactoredLinear.replacing(net[0], spec.embedding_dim)
-    return net
+    """An MLP on the concatenated observation."""
+    return mlp(observation_dim(spec), out_features, hidden_sizes, activation)
 
 
 def action_spec(spec: EnvSpec) -> Categorical | Bounded:
@@ -168,10 +164,7 @@ class TwoInputMLP(nn.Module):
     Both parts are initialised as one ``nn.Linear(x + y)`` would be (uniform in ``±1/√(x + y)``):
     a separate ``nn.Linear(y)`` would draw the few action weights ~10× larger, making Q steep in the
     action at the start, which pulled TD3+BC's actor off the data (MetaWorld train success 0.34
-    against d3rlpy's 0.56 before this).
-
-    ``embedding_features`` > 0: the trailing features of ``x`` are an instruction embedding, whose part
-    of the first layer is computed once per distinct instruction (:class:`InstructionFactoredLinear`)."""
+    against d3rlpy's 0.56 before this)."""
 
     def __init__(
         self,
@@ -180,7 +173,6 @@ class TwoInputMLP(nn.Module):
         out_features: int,
         hidden_sizes: Sequence[int] = HIDDEN_SIZES,
         activation: Activation = "relu",
-        embedding_features: int = 0,
     ) -> None:
         super().__init__()
         self.x_layer = nn.Linear(x_features, hidden_sizes[0])
@@ -188,8 +180,6 @@ class TwoInputMLP(nn.Module):
         bound = (x_features + y_features) ** -0.5
         for parameter in (self.x_layer.weight, self.x_layer.bias, self.y_layer.weight):
             nn.init.uniform_(parameter, -bound, bound)
-        if embedding_features:
-            self.x_layer = InstructionFactoredLinear.replacing(self.x_layer, embedding_features)
         self.activation = ACTIVATIONS[activation]()
         self.body = mlp(hidden_sizes[0], out_features, hidden_sizes[1:], activation)
 
@@ -204,11 +194,8 @@ def observation_and_input_mlp(
     hidden_sizes: Sequence[int] = HIDDEN_SIZES,
     activation: Activation = "relu",
 ) -> TwoInputMLP:
-    """A :class:`TwoInputMLP` on the concatenated observation (``x``) and another input (an action, a
-    latent), its first layer computing the instruction embedding's part once per distinct instruction."""
-    return TwoInputMLP(
-        observation_dim(spec), input_features, out_features, hidden_sizes, activation, spec.embedding_dim
-    )
+    """A :class:`TwoInputMLP` on the concatenated observation (``x``) and another input (an action, a latent)."""
+    return TwoInputMLP(observation_dim(spec), input_features, out_features, hidden_sizes, activation)
 
 
 def q_critic(

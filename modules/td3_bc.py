@@ -62,7 +62,6 @@ class TD3BC(OfflineRLModule):
             loss_function="l2",
             policy_noise=policy_noise * self.env_spec.action_bound,
             noise_clip=noise_clip * self.env_spec.action_bound,
-            deactivate_vmap=True,  # a loop over the critics: faster than vmap here (109 vs 101 updates/s, bf16)
         )
         self.loss.make_value_estimator(ValueEstimators.TD0, gamma=gamma)
         self.target_updater = SoftUpdate(self.loss, tau=tau)

@@ -10,7 +10,6 @@ import torch
 from torchrl.objectives import IQLLoss, ValueEstimators
 
 from imaginebench.upstream.gymnasium_mujoco import compiling_scene_once
-from imaginebench.upstream.torch_functorch import inside_functorch_transform
 from imaginebench.upstream.torchrl_iql import TargetQOncePerBatch
 from modules.discrete_cql import DiscreteCQL
 from modules.iql import IQL
@@ -64,13 +63,6 @@ def test_torchrl_iql_still_runs_its_target_critics_twice_per_batch():
     super(TargetQOncePerBatch, loss).forward(InstructionBandit(CONTINUOUS).batch(8))
     assert isinstance(loss, IQLLoss) and len(target_inputs) == 2
     assert (target_inputs[0] == target_inputs[1]).all()
-
-
-def test_torch_still_reports_functorch_transforms_privately():
-    """inside_functorch_transform reads torch's private level of the running transform."""
-    seen = []
-    torch.func.vmap(lambda x: seen.append(inside_functorch_transform()) or x)(torch.zeros(2))
-    assert seen == [True] and not inside_functorch_transform()
 
 
 def test_gymnasium_mujoco_envs_still_compile_their_scene_each(monkeypatch):
