@@ -6,8 +6,8 @@ HalfCheetah the toy learned that poorly: teacher-forced on real rephrase rollout
 square of the standardised change) was 0.079 from a dynamics prompt and 0.045 inside a rollout window, where an MLP
 on the standardised state and the action, as model-based RL builds its dynamics models (MBPO, PETS), reaches 0.011.
 Given that MLP's reading of (latest state, action) in each action slot, the toy reaches 0.026 at the same 1,600
-updates and 0.016 at 4,800 (``benchmarks/grounding_teacher_forced.py``; docs/grounding.md). The heads still read the
-backbone.
+updates and 0.016 at 4,800 (``benchmarks/grounding_teacher_forced.py``; docs/grounding-findings.md). The heads still
+read the backbone.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ class WholeNumberStateHead(nn.Module):
     as in copy networks): one logit per (dimension, source dimension) pair, added to the source's current
     value. A drop puts the object on the agent's cell and a pick-up copies the object's colour into the
     hand: with value and change logits alone the hidden state must spell the agent's cell out as a class,
-    and BabyAI's imagined drops landed on it in only 13 % of cases (docs/grounding.md)."""
+    and BabyAI's imagined drops landed on it in only 13 % of cases (docs/grounding-findings.md)."""
 
     def __init__(self, width: int, state_dim: int, values: int, copies: bool = False):
         super().__init__()

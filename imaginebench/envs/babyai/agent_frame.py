@@ -4,10 +4,10 @@ A grounding model reads a state as 17 numbers and an action as one of 7 symbols.
 depends on relations between those numbers: a pick-up takes the object on the agent's own cell, a drop needs that
 cell empty, a toggle reaches a door next to the agent and unlocks it only with the key of its colour. Read from the
 raw numbers, grounded models did not learn them: BabyAI's imagined rollouts go wrong first where a pick-up the
-simulator refuses fills the hand, or a locked door opens without its key (docs/grounding.md). These features give
-every object its offset from the agent and the relations the rules read, one row per object, in the layout
-``model.action_frame`` reads (:mod:`imaginebench.envs.action_frames`), so one network shared by the four objects
-learns each rule once.
+simulator refuses fills the hand, or a locked door opens without its key (docs/grounding-findings.md). These features
+give every object its offset from the agent and the relations the rules read, one row per object, in the layout
+``model.action_frame`` reads (:mod:`imaginebench.envs.action_frames`), so one network shared by the four objects learns
+each rule once.
 """
 
 from __future__ import annotations
