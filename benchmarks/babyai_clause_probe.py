@@ -43,6 +43,11 @@ def probe_rows(world: World, easy_instruction: str) -> dict[str, tuple[World, st
         "'go to <named>', door open": (opened, f"go to {named}"),
         "'open <door>', door open": (opened, f"open {door}"),
         "'open <door>, then pick up <named>', door open": (opened, f"open {door}, then pick up {named}"),
+        "'open <door> and pick up <named>', door open": (opened, f"open {door} and pick up {named}"),
+        "'go to <door> and open it, then pick up <named>', door open": (
+            opened,
+            f"go to {door} and open it, then pick up {named}",
+        ),
         "'pick up <named>, then open <door>', door open": (opened, f"pick up {named}, then open {door}"),
     }
 
@@ -86,7 +91,7 @@ def main() -> None:
     for checkpoint in args.checkpoints:
         module = load_grounded_model(checkpoint)
         print(f"{checkpoint} ({len(targets)} starts, next states from the {args.next_states} read)")
-        print(f"  {'instruction, door':48s} {'reached %':>9s} {'toggles %':>9s}")
+        print(f"  {'instruction, door':60s} {'reached %':>9s} {'toggles %':>9s}")
         for name, (states, texts) in rows.items():
             check = standing_on(targets) if name.startswith("'go to") else carrying
             batch = imagine_rollouts(
@@ -95,7 +100,7 @@ def main() -> None:
             reached = 100 * batch.success.any(1).float().mean().item()
             taken = torch.arange(batch.actions.shape[1]) < batch.lengths[:, None]  # later actions were ignored
             toggles = 100 * ((batch.actions == TOGGLE) & taken).sum().item() / max(int(taken.sum()), 1)
-            print(f"  {name:48s} {reached:9.1f} {toggles:9.1f}", flush=True)
+            print(f"  {name:60s} {reached:9.1f} {toggles:9.1f}", flush=True)
 
 
 if __name__ == "__main__":
