@@ -28,11 +28,16 @@ from modules.grounding.generation import imagine_rollouts
 HORIZON = 48
 
 
+def nearest_to_door(world: World) -> str:
+    """The object the probe names: the one closest to the cell in front of the door."""
+    return min(OBJECTS, key=lambda obj: manhattan(world.positions[obj], world.door_front))
+
+
 def probe_rows(world: World, easy_instruction: str) -> dict[str, tuple[World, str]]:
-    """Start state and instruction of each row, for one reset; ``near`` is the object closest to the door."""
+    """Start state and instruction of each row, for one reset."""
     opened = replace(world, door_state=DOOR_OPEN, agent=world.door_front)
     closed = replace(world, agent=world.door_front)
-    near = min(OBJECTS, key=lambda obj: manhattan(world.positions[obj], world.door_front))
+    near = nearest_to_door(world)
     named, door = f"the {world.colors[near]} {near}", f"the {world.colors['door']} door"
     return {
         "easy OpenPick instruction, door open": (opened, easy_instruction),
@@ -83,7 +88,7 @@ def main() -> None:
         world = env.unwrapped.world()
         if world.object_at(world.door_front) is not None:
             continue
-        targets.append(min(OBJECTS, key=lambda obj: manhattan(world.positions[obj], world.door_front)))
+        targets.append(nearest_to_door(world))
         for name, (start, text) in probe_rows(world, info["instruction"]).items():
             rows.setdefault(name, ([], []))
             rows[name][0].append(encode_state(start))

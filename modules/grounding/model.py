@@ -119,7 +119,8 @@ class GroundingModule(LightningModule):
         what pretraining put in it. ``backbone_steps``: the backbone's trained weights stop changing after this many
         updates (their learning rate drops to 0) while slots, frames and heads go on. On BabyAI, SmolLM2 at 600 updates
         follows the second clause of "open the door, then pick up ..." at an open door, and by 5,400 only the first
-        (``benchmarks/babyai_clause_probe.py``).
+        (``benchmarks/babyai_clause_probe.py``); frozen at 600 of 2,400 updates, it kept part of that reading and
+        learnt the train tasks' behaviour far worse (docs/grounding-findings.md).
         ``explanation_eval_rollouts``: held-out real rollouts explained after each validation. ``vocabulary``:
         the words of a from-config backbone's tokenizer (LightningCLI links it from the data); their embeddings and the
         text head train fully, even with LoRA, because a from-config backbone has no pretrained vocabulary to preserve.
