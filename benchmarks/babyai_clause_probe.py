@@ -23,6 +23,7 @@ import torch
 from imaginebench import make
 from imaginebench.commands.imagine import load_grounded_model
 from imaginebench.envs.babyai.layout import DOOR_OPEN, OBJECTS, TOGGLE, World, decode_state, encode_state, manhattan
+from imaginebench.envs.babyai.tasks import Goal, is_at
 from modules.grounding.generation import imagine_rollouts
 
 HORIZON = 48
@@ -62,9 +63,10 @@ def carrying(_: int, states: torch.Tensor) -> bool:
 
 
 def standing_on(targets: list[str]) -> Callable[[int, torch.Tensor], bool]:
+    """GoTo's own success check on the named object of each row."""
+
     def check(row: int, states: torch.Tensor) -> bool:
-        world = decode_state(states[-1].numpy())
-        return world.agent == world.positions[targets[row]]
+        return is_at(decode_state(states[-1].numpy()), Goal("GoTo", (targets[row],)))
 
     return check
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import torch
 
+from modules.base import OfflineRLModule
 from modules.full_precision import FullPrecisionLinear
 from modules.td3_bc import TD3BC
-from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit
+from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
 
 
 def test_full_precision_output_layer_computes_in_float32_under_bfloat16_autocast():
@@ -25,9 +26,6 @@ def test_full_precision_output_layer_computes_in_float32_under_bfloat16_autocast
 def test_under_bf16_mixed_the_backward_pass_runs_outside_autocast(monkeypatch):
     """Inside autocast, the float32 output layers' gradients were recomputed in bfloat16 (a cast of every
     large activation down and back); outside, each product's gradient keeps its forward's dtype."""
-    from modules.base import OfflineRLModule
-    from tests.modules.synthetic import fit
-
     seen = []
     backward = OfflineRLModule.manual_backward
 
