@@ -144,8 +144,8 @@ class OfflineDataModule(LightningDataModule):
         self.imaginary_dataset: EpisodeDataset | None = None
         self.dataset_paths: dict[str, list[str | None]] = {}
         """The datasets setup loaded, per source, and for each imaginary one the sha256 of the grounded model it was
-        imagined from (``imaginary_checkpoints``) and where its next states were read (``imaginary_next_states``;
-        ``None``: no grounded model's); recorded in results.json."""
+        imagined from (``imaginary_checkpoints``), where its next states were read (``imaginary_next_states``;
+        ``None``: no grounded model's) and its rollouts (``imaginary_episodes``); recorded in results.json."""
         self.real_tasks: list[str] = []
         self.tasks: list[str] = []
         self.sampler: MixedSampler | None = None
@@ -169,10 +169,14 @@ class OfflineDataModule(LightningDataModule):
         }
         self.real_dataset = self._load("real", self.dataset_paths["real"])
         self.imaginary_dataset = self._load("imaginary", self.dataset_paths["imaginary"])
-        generated_by = {"imaginary_checkpoints": "checkpoint_sha256", "imaginary_next_states": "next_states"}
-        for record, field in generated_by.items():  # a path like data/<env>/imaginary-easy outlives its model
+        made_of = {
+            "imaginary_checkpoints": ("generator", "checkpoint_sha256"),
+            "imaginary_next_states": ("generator", "next_states"),
+            "imaginary_episodes": ("counts", "episodes"),
+        }
+        for record, keys in made_of.items():  # a path like data/<env>/imaginary-easy outlives its model and size
             self.dataset_paths[record] = [
-                read_json(Path(path) / "metadata.json", "generator", field) for path in self.dataset_paths["imaginary"]
+                read_json(Path(path) / "metadata.json", *keys) for path in self.dataset_paths["imaginary"]
             ]
         self.real_tasks = self.real_dataset.tasks if self.real_dataset else []
         imaginary_tasks = self.imaginary_dataset.tasks if self.imaginary_dataset else []

@@ -92,9 +92,9 @@ def data_sources(data: dict[str, Any]) -> tuple[str, str]:
 
 def data_description(config: dict[str, Any], datasets: dict[str, Any] | None = None) -> str:
     """What a run trained on, from its config: :func:`data_sources` and the mix; with the ``datasets`` its
-    results.json recorded, the grounded models (sha256 prefix) its imaginary data came from and any next-state read
-    other than the rollout's, since a level's default data change with the shipped model and its settings (runs
-    recorded before those fields say nothing; their commit does)."""
+    results.json recorded, the grounded models (sha256 prefix) its imaginary data came from, any next-state read
+    other than the rollout's and the rollouts of each dataset, since a level's default data change with the shipped
+    model and its settings (runs recorded before those fields say nothing; their commit does)."""
     data = config.get("data", {})
     real, imaginary = data_sources(data)
     if not imaginary or data.get("mix_ratio_real") == 1.0:
@@ -102,8 +102,11 @@ def data_description(config: dict[str, Any], datasets: dict[str, Any] | None = N
     datasets = datasets or {}
     models = sorted({sha[:8] for sha in datasets.get("imaginary_checkpoints", []) if sha})
     reads = sorted({read for read in datasets.get("imaginary_next_states", []) if read and read != "rollout"})
+    episodes = [count for count in datasets.get("imaginary_episodes", []) if count]
     if models:
-        imaginary += f" (model {', '.join([*models, *(f'next states from {read}' for read in reads)])})"
+        made_of = [*models, *(f"next states from {read}" for read in reads)]
+        made_of += [f"{' / '.join(f'{count:,}' for count in episodes)} rollouts"] if episodes else []
+        imaginary += f" (model {', '.join(made_of)})"
     mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"
     return f"real {real}; imaginary {imaginary}; {mix}"
 

@@ -3,9 +3,11 @@
 ``assets/<env_id>/grounding.ckpt`` is a slim grounded checkpoint (:func:`~imaginebench.commands.pipeline.export_grounded_model`);
 ``assets/<env_id>/imagination.json`` holds the settings its default imaginary data are imagined with,
 ``{"rollouts": int, "seed": int, "temperature": float}`` and optionally ``"next_states"`` (where each next state is
-read, :data:`NextStateSource`; default ``"rollout"``). Git carries the model, not the data: a level's
-imaginary data that neither the data root nor ``assets/`` has are imagined once, on the CPU so that every
-checkout gets the same rows, into the data root's default place, where later runs find them.
+read, :data:`NextStateSource`; default ``"rollout"``). ``rollouts`` may instead name a count per imagined level,
+``{"rephrase": 7000, "easy": 7000, "hard": 700}``: a level whose rollouts often pass the filters gains from more of
+them, while one whose rollouts almost never pass need not cost ten times the imagining. Git carries the model, not
+the data: a level's imaginary data that neither the data root nor ``assets/`` has are imagined once, on the CPU so
+that every checkout gets the same rows, into the data root's default place, where later runs find them.
 
 Looking for data never imports a language model: the commands imagine a missing level
 (:func:`imaginebench.commands.imagine.find_or_imagine`) before a DataModule looks here.
@@ -38,16 +40,17 @@ class ShippedModel:
     """A shipped grounded checkpoint and the settings its default imaginary data are imagined with."""
 
     checkpoint: Path
-    rollouts: int
+    rollouts: dict[str, int]
+    """Rollouts imagined per level (every one of :data:`~imaginebench.levels.IMAGINED_LEVELS`)."""
     seed: int
     temperature: float
     next_states: NextStateSource = DEFAULT_NEXT_STATES
 
 
-def read_imagination_settings(path: Path) -> dict[str, int | float | str]:
-    """``rollouts`` (>= 1), ``seed`` (>= 0), ``temperature`` (>= 0) and the optional ``next_states`` from ``path``,
-    checked before any data are imagined: a typo must fail in one line naming the file and field, not after an hour
-    of generation."""
+def read_imagination_settings(path: Path) -> dict[str, dict[str, int] | int | float | str]:
+    """``rollouts`` (>= 1, or ``{level: count}`` naming every imagined level; returned per level), ``seed`` (>= 0),
+    ``temperature`` (>= 0) and the optional ``next_states`` from ``path``, checked before any data are imagined: a
+    typo must fail in one line naming the file and field, not after an hour of generation."""
     if not path.is_file():
         raise FileNotFoundError(
             f'{path}: missing; a shipped {CHECKPOINT_FILE} needs it: {{"rollouts": N, "seed": S, "temperature": T}}'
@@ -59,7 +62,7 @@ def read_imagination_settings(path: Path) -> dict[str, int | float | str]:
     if not isinstance(settings, dict):
         raise ValueError(f"{path}: expected an object with fields 'rollouts', 'seed', 'temperature'")
     checks = {
-        "rollouts": (lambda v: _is_integer(v) and v >= 1, "an integer >= 1"),
+        "rollouts": (_is_rollout_count, f"an integer >= 1 or one per level of {', '.join(IMAGINED_LEVELS)}"),
         "seed": (lambda v: _is_integer(v) and v >= 0, "an integer >= 0"),
         "temperature": (lambda v: (_is_integer(v) or isinstance(v, float)) and v >= 0, "a number >= 0"),
         "next_states": (lambda v: v in get_args(NextStateSource), f"one of {', '.join(get_args(NextStateSource))}"),
@@ -74,7 +77,14 @@ def read_imagination_settings(path: Path) -> dict[str, int | float | str]:
         settings.setdefault(field, optional.get(field))
         if not valid(settings[field]):
             raise ValueError(f"{path}: field {field!r} must be {meaning}, got {settings[field]!r}")
-    return {**settings, "temperature": float(settings["temperature"])}
+    rollouts = settings["rollouts"]
+    per_level = rollouts if isinstance(rollouts, dict) else dict.fromkeys(IMAGINED_LEVELS, rollouts)
+    return {**settings, "rollouts": per_level, "temperature": float(settings["temperature"])}
+
+
+def _is_rollout_count(value: object) -> bool:
+    counts = value.values() if isinstance(value, dict) and value.keys() == set(IMAGINED_LEVELS) else [value]
+    return all(_is_integer(count) and count >= 1 for count in counts)
 
 
 def _is_integer(value: object) -> bool:

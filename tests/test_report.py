@@ -113,6 +113,11 @@ def test_the_grounded_models_a_run_recorded_for_its_imaginary_data_are_named():
     assert data_description(config, read) == (
         "real train; imaginary easy, hard (model 6e7153ca, next states from dynamics); 85% real"
     )
+    sized = {**recorded, "imaginary_episodes": [7000, 700, None]}
+    assert (
+        data_description(config, sized)
+        == "real train; imaginary easy, hard (model 6e7153ca, 7,000 / 700 rollouts); 85% real"
+    )
 
 
 def test_bad_inputs_are_named(tmp_path):

@@ -14,6 +14,7 @@ import yaml
 import imaginebench.commands.imagine as imagine_command
 import imaginebench.envs.babyai as babyai
 from imaginebench.commands.imagine import file_sha256, find_or_imagine
+from imaginebench.commands.pipeline import rollouts_per_level
 from imaginebench.datasets import load_episodes
 from imaginebench.errors import UserInputError
 from imaginebench.registry import env_ids, get_domain
@@ -104,6 +105,41 @@ def test_data_set_aside_twice_under_the_same_checkpoint_keep_both_copies(editabl
     assert load_episodes(first).num_episodes == TINY_SETTINGS["rollouts"] + 2
 
 
+def test_rollouts_per_level_imagine_each_level_its_own_count_and_a_changed_count_renews_only_its_level(
+    editable_assets, tmp_path
+):
+    settings = editable_assets / "BabyAI-v0" / "imagination.json"
+    settings.write_text(json.dumps({**TINY_SETTINGS, "rollouts": {"rephrase": 2, "easy": 4, "hard": 2}}))
+    assert shipped_model("BabyAI-v0").rollouts == {"rephrase": 2, "easy": 4, "hard": 2}
+    easy, hard = (find_or_imagine("BabyAI-v0", level, tmp_path / "data") for level in ("easy", "hard"))
+    assert (load_episodes(easy).num_episodes, load_episodes(hard).num_episodes) == (4, 2)
+    settings.write_text(json.dumps({**TINY_SETTINGS, "rollouts": {"rephrase": 2, "easy": 5, "hard": 2}}))
+    assert load_episodes(find_or_imagine("BabyAI-v0", "easy", tmp_path / "data")).num_episodes == 5
+    assert find_or_imagine("BabyAI-v0", "hard", tmp_path / "data") == hard
+    assert [path.name for path in sorted(easy.parent.glob("*.stale-*"))] == [
+        f"imaginary-easy.stale-{file_sha256(editable_assets / 'BabyAI-v0' / 'grounding.ckpt')[:8]}-r1"
+    ]
+
+
+def test_the_pipeline_imagines_as_many_rollouts_per_level_as_the_shipped_data_hold_unless_told(
+    editable_assets, tmp_path, monkeypatch
+):
+    per_level = {"rephrase": 2, "easy": 4, "hard": 1}
+    (editable_assets / "BabyAI-v0" / "imagination.json").write_text(
+        json.dumps({**TINY_SETTINGS, "rollouts": per_level})
+    )
+    assert rollouts_per_level("BabyAI-v0", None) == per_level
+    assert rollouts_per_level("BabyAI-v0", 9) == dict.fromkeys(per_level, 9)
+    monkeypatch.setattr("imaginebench.assets.ASSETS_DIR", tmp_path / "no-assets")
+    assert rollouts_per_level("BabyAI-v0", None) == dict.fromkeys(per_level, 700)
+
+
+def test_one_count_for_every_level_reads_as_that_count_per_level(tmp_path):
+    path = tmp_path / "imagination.json"
+    path.write_text(json.dumps(TINY_SETTINGS))
+    assert read_imagination_settings(path)["rollouts"] == dict.fromkeys(("rephrase", "easy", "hard"), 3)
+
+
 def test_data_the_shipped_model_imagined_with_next_states_from_the_dynamics_prompt_are_not_its_default(
     shipped_tiny_model, tmp_path
 ):
@@ -167,6 +203,9 @@ def test_without_a_shipped_model_there_is_nothing_and_the_error_says_how_to_make
         ({"seed": 0, "temperature": 0.0}, "rollouts"),
         ({**TINY_SETTINGS, "rollouts": 0}, "rollouts"),
         ({**TINY_SETTINGS, "rollouts": 2.5}, "rollouts"),
+        ({**TINY_SETTINGS, "rollouts": {"rephrase": 7, "easy": 7}}, "rollouts"),
+        ({**TINY_SETTINGS, "rollouts": {"rephrase": 7, "easy": 7, "hard": 0}}, "rollouts"),
+        ({**TINY_SETTINGS, "rollouts": {"rephrase": 7, "easy": 7, "hard": 7, "train": 7}}, "rollouts"),
         ({**TINY_SETTINGS, "seed": -1}, "seed"),
         ({**TINY_SETTINGS, "seed": True}, "seed"),
         ({**TINY_SETTINGS, "temperature": "0"}, "temperature"),

@@ -239,11 +239,11 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
     out = default_dataset_dir(env_id, "imaginary", level, data_dir)
     model = shipped_model(env_id) if level in IMAGINED_LEVELS else None
     if found == out and model is not None:
-        found = None if set_aside_if_stale(out, env_id, model) else found
+        found = None if set_aside_if_stale(out, env_id, level, model) else found
     if found is not None or model is None:
         return found
     print(
-        f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts} rollouts "
+        f"{out}: no imaginary data of {env_id} level {level!r} yet; imagining {model.rollouts[level]} rollouts "
         f"(seed {model.seed}, temperature {model.temperature}, next states from the {model.next_states}) with the shipped "
         f"grounded model {model.checkpoint} on the CPU (once)",
         flush=True,
@@ -252,7 +252,7 @@ def find_or_imagine(env_id: str, level: str, data_dir: str | Path | None = None)
         model.checkpoint,
         env_id,
         level,
-        model.rollouts,
+        model.rollouts[level],
         out,
         seed=model.seed,
         temperature=model.temperature,
@@ -273,7 +273,7 @@ def unused_name(path: Path) -> Path:
     return candidate
 
 
-def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
+def set_aside_if_stale(path: Path, env_id: str, level: str, model: ShippedModel) -> bool:
     """Renames data the commands imagined from an earlier shipped model (its checkpoint or settings differ from
     what ``assets/`` ships now) or under an earlier reward or states of the env to
     ``<path>.stale-<sha>-r<reward version>`` (``-2``, ``-3``, ... when taken), with a line saying so; True when it
@@ -286,7 +286,7 @@ def set_aside_if_stale(path: Path, env_id: str, model: ShippedModel) -> bool:
     made_with = [generator.get("checkpoint_sha256"), generator.get("seed"), generator.get("temperature")]
     made_with += [generator.get("next_states", "rollout"), (metadata.get("counts") or {}).get("episodes")]
     made_with += [metadata_field(metadata, name) for name in versions]
-    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.next_states, model.rollouts]
+    shipped = [file_sha256(model.checkpoint), model.seed, model.temperature, model.next_states, model.rollouts[level]]
     if made_with == [*shipped, *versions.values()]:
         return False
     reward_version = metadata_field(metadata, "reward_version")

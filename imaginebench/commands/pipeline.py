@@ -48,6 +48,18 @@ def shipped_next_states(env_id: str) -> NextStateSource:
     return shipped.next_states if shipped else DEFAULT_NEXT_STATES
 
 
+DEFAULT_ROLLOUTS = 700
+
+
+def rollouts_per_level(env_id: str, rollouts: int | None) -> dict[str, int]:
+    """``--rollouts`` for every novel level, else as many per level as the env's shipped data hold (700 each when it
+    ships no model), so that the pipeline's data compare with the shipped data."""
+    if rollouts is not None:
+        return dict.fromkeys(IMAGINED_LEVELS, rollouts)
+    shipped = shipped_model(env_id)
+    return shipped.rollouts if shipped else dict.fromkeys(IMAGINED_LEVELS, DEFAULT_ROLLOUTS)
+
+
 def _stage(number: int, name: str, message: str) -> None:
     print(f"[pipeline {number}/6] {name}: {message}", flush=True)
 
@@ -67,8 +79,8 @@ def pipeline_main(argv: list[str]) -> None:
     parser.add_argument(
         "--rollouts",
         type=int,
-        default=700,
-        help="imaginary rollouts per level (700, as the shipped models imagine on first use)",
+        help="imaginary rollouts per level (default: as many as the env's shipped data hold, "
+        "assets/<env>/imagination.json; 700 where it ships none)",
     )
     parser.add_argument(
         "--mix-ratio-real", type=float, default=0.5, help="share of real rows per batch (ImagineBench: 0.5)"
@@ -160,6 +172,7 @@ def run_pipeline(args: argparse.Namespace) -> Path:
             export_grounded_model(last_checkpoint(out / "grounding" / "run"), checkpoint)
 
     next_states = args.next_states or shipped_next_states(args.env)
+    rollouts = rollouts_per_level(args.env, args.rollouts)
     imaginary = []
     for level in IMAGINED_LEVELS:
         path = out / f"imaginary-{level}"
@@ -167,13 +180,13 @@ def run_pipeline(args: argparse.Namespace) -> Path:
         if path.exists():
             _stage(3, "imagine", f"{path} exists, kept")
             continue
-        _stage(3, "imagine", f"{args.rollouts} rollouts of {level}, next states from the {next_states} → {path}")
-        with costs.measure(f"imagine {level}", f"{args.rollouts} rollouts on {device}, next states: {next_states}"):
+        _stage(3, "imagine", f"{rollouts[level]} rollouts of {level}, next states from the {next_states} → {path}")
+        with costs.measure(f"imagine {level}", f"{rollouts[level]} rollouts on {device}, next states: {next_states}"):
             imagine(
                 checkpoint,
                 args.env,
                 level,
-                args.rollouts,
+                rollouts[level],
                 path,
                 seed=args.seed,
                 temperature=args.temperature,

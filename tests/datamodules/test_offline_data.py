@@ -261,3 +261,6 @@ def test_the_record_of_loaded_datasets_names_the_grounded_model_each_imaginary_o
     assert data.dataset_paths["imaginary"] == [*paths["imaginary"], grounded]
     assert data.dataset_paths["imaginary_checkpoints"] == [None, "ab12"]
     assert data.dataset_paths["imaginary_next_states"] == [None, "dynamics"]
+    assert data.dataset_paths["imaginary_episodes"] == [
+        load_episodes(path).num_episodes for path in data.dataset_paths["imaginary"]
+    ]
