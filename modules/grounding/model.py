@@ -82,7 +82,6 @@ class GroundingModule(LightningModule):
         lora_target_modules: list[str] | None = None,
         lr: float = 1e-3,
         backbone_lr: float | None = None,
-        backbone_steps: int | None = None,
         weight_decay: float = 0.0,
         warmup_steps: int = 100,
         state_loss_weight: float = 0.5,
@@ -116,11 +115,7 @@ class GroundingModule(LightningModule):
         rounded. ``backbone_lr``: the learning rate of the backbone's trained weights (the LoRA adapter, or every weight
         with ``finetune: full``; a from-config backbone's new vocabulary too; default ``lr``), apart from the slots and
         heads, which start from nothing and keep ``lr``: a pretrained stack trained at the new layers' rate may lose
-        what pretraining put in it. ``backbone_steps``: the backbone's trained weights stop changing after this many
-        updates (their learning rate drops to 0) while slots, frames and heads go on. On BabyAI, SmolLM2 at 600 updates
-        follows the second clause of "open the door, then pick up ..." at an open door, and by 5,400 only the first
-        (``benchmarks/babyai_clause_probe.py``); frozen at 600 of 2,400 updates, it kept part of that reading and
-        learnt the train tasks' behaviour far worse (docs/grounding-findings.md).
+        what pretraining put in it.
         ``explanation_eval_rollouts``: held-out real rollouts explained after each validation. ``vocabulary``:
         the words of a from-config backbone's tokenizer (LightningCLI links it from the data); their embeddings and the
         text head train fully, even with LoRA, because a from-config backbone has no pretrained vocabulary to preserve.
@@ -177,7 +172,6 @@ class GroundingModule(LightningModule):
         check_at_least(1, {"model.window_steps": window_steps})
         if backbone_lr is not None and backbone_lr <= 0:
             raise UserInputError(f"model.backbone_lr: must be > 0 (or null for model.lr), got {backbone_lr}")
-        check_at_least(1, {"model.backbone_steps": backbone_steps})
         check_attention_kernel(attn_implementation)
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
@@ -457,29 +451,19 @@ class GroundingModule(LightningModule):
     def configure_optimizers(self) -> Any:
         optimizer = torch.optim.AdamW(self.parameter_groups(), weight_decay=self.hparams.weight_decay)
         warmup = max(1, self.hparams.warmup_steps)
-        stop = self.hparams.get("backbone_steps")  # absent from checkpoints made before the option
-
-        def warm(step: int) -> float:
-            return min(1.0, (step + 1) / warmup)
-
-        def backbone(step: int) -> float:
-            return warm(step) if step < stop else 0.0
-
-        factors = [warm] if len(optimizer.param_groups) == 1 else [backbone if stop else warm, warm]
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factors)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / warmup))
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         """The trained backbone weights at ``backbone_lr`` and the rest (slots, frames, heads) at ``lr``; one group
-        without ``backbone_lr`` or ``backbone_steps``, so runs begun before the options resume with their optimizer
-        state."""
+        without ``backbone_lr``, so runs begun before the option resume with their optimizer state."""
         trained = [p for p in self.parameters() if p.requires_grad]
         backbone_lr = self.hparams.get("backbone_lr")  # absent from checkpoints made before the option
-        if backbone_lr is None and self.hparams.get("backbone_steps") is None:
+        if backbone_lr is None:
             return [{"params": trained, "lr": self.hparams.lr}]
         in_backbone = {id(p) for p in self.lm.parameters()}
         return [
-            {"params": [p for p in trained if id(p) in in_backbone], "lr": backbone_lr or self.hparams.lr},
+            {"params": [p for p in trained if id(p) in in_backbone], "lr": backbone_lr},
             {"params": [p for p in trained if id(p) not in in_backbone], "lr": self.hparams.lr},
         ]
 

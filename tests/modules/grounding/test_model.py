@@ -97,33 +97,6 @@ def test_backbone_lr_puts_the_backbone_and_only_the_backbone_at_its_own_rate(bab
         tiny_module(datamodule, backbone_lr=0.0)
 
 
-def test_backbone_steps_freeze_the_backbone_and_only_the_backbone_after_that_many_updates(babyai_real):
-    datamodule = tiny_datamodule(babyai_real)
-    module = tiny_module(datamodule, backbone_steps=3, warmup_steps=1)
-    optimizers = module.configure_optimizers()
-    optimizer, schedule = optimizers["optimizer"], optimizers["lr_scheduler"]["scheduler"]
-    backbone, rest = optimizer.param_groups
-    batch = fixed_batch(module, datamodule)
-
-    def snapshot(group: dict) -> list[torch.Tensor]:
-        return [p.detach().clone() for p in group["params"]]
-
-    def changed(before: list[torch.Tensor], group: dict) -> bool:
-        return any(not torch.equal(a, p) for a, p in zip(before, group["params"]))
-
-    moved = []
-    for _ in range(5):
-        backbone_before, rest_before = snapshot(backbone), snapshot(rest)
-        optimizer.zero_grad()
-        module.losses(batch)["total"].backward()
-        optimizer.step()
-        schedule.step()
-        moved.append((changed(backbone_before, backbone), changed(rest_before, rest)))
-    assert moved == [(True, True)] * 3 + [(False, True)] * 2
-    with pytest.raises(UserInputError, match="model.backbone_steps"):
-        tiny_module(datamodule, backbone_steps=0)
-
-
 @pytest.mark.parametrize(
     "finetune, state_head",
     [
