@@ -16,6 +16,7 @@ import torch
 from tensordict import TensorDictBase
 from tensordict.nn import AddStateIndependentNormalScale, NormalParamExtractor, TensorDictModule, TensorDictSequential
 from torch import nn
+from torch.nn import functional
 from torchrl.data import Bounded, Categorical
 from torchrl.modules import (
     MLP,
@@ -234,10 +235,23 @@ def categorical_actor(
     )
 
 
+def _uniform(shape: tuple[int, ...], bound: float) -> nn.Parameter:
+    return nn.Parameter(torch.empty(shape).uniform_(-bound, bound))
+
+
 class MLPEnsemble(nn.Module):
-    """``members`` independent :func:`observation_and_input_mlp` on the same ``(observation, y)``,
-    outputs stacked on a leading dim: twin critics and dynamics ensembles. A Python loop over members:
-    small ensembles on a CPU gain nothing from vmap."""
+    """``members`` independent MLPs on ``(observation, y)``, each the function of an
+    :func:`observation_and_input_mlp` (first layer split into ``W_x x + W_y y``, so ``x`` may broadcast
+    against ``y``), outputs stacked on a leading dim: twin critics and dynamics ensembles.
+
+    Written by hand because torch has no linear layer over a stack of weights. Each layer keeps every
+    member's weights in one tensor (``(members, hidden, in)`` for the first layer, ``(members, in, out)``
+    for the others), so a small batch runs each layer for all members at once; TorchRL's vmap over
+    functional parameters, and a Python loop over member modules, cost more per call at batch 256 on a
+    CPU (docs/algorithms.md#speed). Initialised as the member modules would be: the first layer uniform in
+    ``±1/√(x + y)``, the others as ``nn.Linear``. The output layer computes in float32 under bfloat16
+    autocast, as :class:`modules.full_precision.FullPrecisionLinear` does for single networks.
+    """
 
     def __init__(
         self,
@@ -247,21 +261,89 @@ class MLPEnsemble(nn.Module):
         out_features: int,
         hidden_sizes: Sequence[int] = HIDDEN_SIZES,
         activation: Activation = "relu",
+        batched_rows: int = 2048,
     ) -> None:
         super().__init__()
-        self.members = nn.ModuleList(
-            observation_and_input_mlp(spec, y_features, out_features, hidden_sizes, activation) for _ in range(members)
-        )
+        self.members = members
+        x_features, first = observation_dim(spec), hidden_sizes[0]
+        bound = (x_features + y_features) ** -0.5
+        self.x_weight = _uniform((members, first, x_features), bound)
+        self.y_weight = _uniform((members, first, y_features), bound)
+        self.first_bias = _uniform((members, first), bound)
+        sizes = [*hidden_sizes, out_features]
+        self.weights = nn.ParameterList(_uniform((members, i, o), i**-0.5) for i, o in zip(sizes, sizes[1:]))
+        self.biases = nn.ParameterList(_uniform((members, 1, o), i**-0.5) for i, o in zip(sizes, sizes[1:]))
+        self.activation = ACTIVATIONS[activation]()
+        self.batched_rows = batched_rows
 
-    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return torch.stack([member(x, y) for member in self.members])
+    def forward(self, x: torch.Tensor, y: torch.Tensor, members: slice | None = None) -> torch.Tensor:
+        """``(members, *batch, out)`` for ``x`` ``(*batch_x, X)`` and ``y`` ``(*batch_y, Y)`` whose batch
+        shapes broadcast to ``batch``; ``members`` runs a slice of the ensemble only.
+
+        Up to ``batched_rows`` rows, every layer runs as one product over all members; beyond, member by
+        member, as separate modules would: a batched product's backward copies its transposed input
+        (twice as slow at 10,240 rows in bfloat16), and one member's 2-D products need no copy. The whole
+        ensemble takes the parameters themselves, not views of them: autocast caches its bfloat16 copies
+        of parameters only, and a view's backward writes a zero-filled gradient of the whole stack."""
+
+        def take(parameter: torch.Tensor) -> torch.Tensor:
+            return parameter if members is None else parameter[members]
+
+        batch = torch.broadcast_shapes(x.shape[:-1], y.shape[:-1])
+        first = take(self.x_weight), take(self.y_weight), take(self.first_bias)
+        layers = [(take(weight), take(bias)) for weight, bias in zip(self.weights, self.biases)]
+        if batch.numel() <= self.batched_rows:
+            output = self._all_members(x, y, batch, first, layers)
+        else:
+            output = torch.stack(
+                [
+                    self._one_member(x, y, [part[index] for part in first], [(w[index], b[index]) for w, b in layers])
+                    for index in range(first[0].shape[0])
+                ]
+            )
+        return output.view(output.shape[0], *batch, output.shape[-1])
+
+    def _all_members(
+        self, x: torch.Tensor, y: torch.Tensor, batch: torch.Size, first: tuple, layers: list[tuple]
+    ) -> torch.Tensor:
+        """``(members, rows, out)``: the first layer as one ``linear`` over every member's ``(H, in)`` weights
+        side by side (a batched product over the action's few columns took up to 4× as long in float32),
+        the others as batched products."""
+        x_weight, y_weight, bias = first
+        members, width = bias.shape
+        hidden = self._first_part(x, x_weight, batch, bias.reshape(members * width))
+        hidden = self.activation(hidden + self._first_part(y, y_weight, batch)).reshape(members, -1, width)
+        for weight, bias in layers[:-1]:
+            hidden = self.activation(torch.baddbmm(bias, hidden, weight))
+        weight, bias = layers[-1]
+        with torch.autocast(hidden.device.type, enabled=False):
+            return torch.baddbmm(bias, hidden.to(weight.dtype), weight)
+
+    @staticmethod
+    def _first_part(inputs: torch.Tensor, weight: torch.Tensor, batch: torch.Size, bias: torch.Tensor | None = None):
+        """One input's share of the first layer for every member, shaped to broadcast to ``(members, *batch, H)``."""
+        members, width, features = weight.shape
+        product = functional.linear(inputs, weight.reshape(members * width, features), bias)
+        product = product.view(*inputs.shape[:-1], members, width).movedim(-2, 0)
+        return product.view(members, *(1,) * (len(batch) - inputs.dim() + 1), *inputs.shape[:-1], width)
+
+    def _one_member(self, x: torch.Tensor, y: torch.Tensor, first: list, layers: list[tuple]) -> torch.Tensor:
+        """``(rows, out)`` for one member, as an :func:`observation_and_input_mlp` computes it."""
+        x_weight, y_weight, bias = first
+        hidden = self.activation(functional.linear(x, x_weight, bias) + functional.linear(y, y_weight))
+        hidden = hidden.reshape(-1, hidden.shape[-1])
+        for weight, bias in layers[:-1]:
+            hidden = self.activation(torch.addmm(bias, hidden, weight))
+        weight, bias = layers[-1]
+        with torch.autocast(hidden.device.type, enabled=False):
+            return torch.addmm(bias, hidden.to(weight.dtype), weight)
 
     def one_member_per_row(self, x: torch.Tensor, y: torch.Tensor, member_of_row: torch.Tensor) -> torch.Tensor:
         """``forward(x, y)[member_of_row, arange(B)]`` for ``(B, ·)`` inputs, running each member only on
         its own rows: an ensemble sampled per row (COMBO's rollouts) pays for one member, not all."""
         outputs = [
-            (rows, member(x[rows], y[rows]))
-            for index, member in enumerate(self.members)
+            (rows, self(x[rows], y[rows], slice(index, index + 1))[0])
+            for index in range(self.members)
             if len(rows := (member_of_row == index).nonzero().squeeze(-1))
         ]
         result = outputs[0][1].new_empty(x.shape[0], outputs[0][1].shape[-1])

@@ -1,7 +1,9 @@
 import torch
 from torch import nn
 
-from modules.networks import TwoInputMLP
+from imaginebench.env_spec import EnvSpec
+from modules.networks import MLPEnsemble, TwoInputMLP
+from tests.modules.ensembles import ensemble_gradients, member_as_two_input_mlp
 
 
 def test_two_input_mlp_is_initialised_like_one_linear_layer_on_the_concatenation():
@@ -25,3 +27,47 @@ def test_two_input_mlp_computes_the_joint_first_layer_with_broadcasting_states()
     states, actions = torch.randn(7, 6), torch.randn(10, 7, 2)
     expected = net.body(torch.relu(joint(torch.cat([states.expand(10, 7, 6), actions], -1))))
     torch.testing.assert_close(net(states, actions), expected)
+
+
+ENSEMBLE_SPEC = EnvSpec(state_dim=5, embedding_dim=3, action_kind="continuous", action_dim=2)
+
+
+def test_a_stacked_ensemble_gives_each_members_outputs_and_gradients_with_broadcasting_states():
+    torch.manual_seed(0)
+    ensemble = MLPEnsemble(3, ENSEMBLE_SPEC, 2, 4, hidden_sizes=(6, 5))
+    members = [member_as_two_input_mlp(ensemble, index) for index in range(3)]
+    states, actions = torch.randn(7, 8), torch.randn(10, 7, 2)
+    outputs = ensemble(states, actions)
+    assert outputs.shape == (3, 10, 7, 4)
+    expected = torch.stack([member(states, actions) for member in members])
+    torch.testing.assert_close(outputs, expected)
+    weights = torch.randn_like(outputs)
+    (outputs * weights).sum().backward()
+    (expected * weights).sum().backward()
+    for index, member in enumerate(members):
+        for ours, theirs in zip(ensemble_gradients(ensemble, index), member.parameters(), strict=True):
+            torch.testing.assert_close(ours, theirs.grad)
+    torch.testing.assert_close(ensemble(states, actions, slice(1, 2))[0], members[1](states, actions))
+
+
+def test_a_stacked_ensemble_is_initialised_as_its_member_modules():
+    torch.manual_seed(0)
+    ensemble = MLPEnsemble(2, EnvSpec(state_dim=91, embedding_dim=384, action_kind="continuous", action_dim=4), 4, 1)
+    first_bound, hidden_bound = 479**-0.5, 256**-0.5
+    for parameter, bound in [
+        (ensemble.x_weight, first_bound),
+        (ensemble.y_weight, first_bound),
+        (ensemble.first_bias, first_bound),
+        *((parameter, hidden_bound) for parameter in [*ensemble.weights, *ensemble.biases]),
+    ]:
+        assert parameter.abs().max() <= bound
+        assert parameter.numel() < 100 or parameter.std() > 0.8 * bound / 3**0.5  # spread as uniform(±bound)
+    assert not torch.equal(ensemble.x_weight[0], ensemble.x_weight[1])  # members start apart
+
+
+def test_a_stacked_ensemble_keeps_its_output_layer_in_float32_under_bfloat16_autocast():
+    torch.manual_seed(0)
+    ensemble = MLPEnsemble(2, ENSEMBLE_SPEC, 2, 1, hidden_sizes=(6, 5))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        output = ensemble(torch.randn(4, 8), torch.randn(4, 2))
+    assert output.dtype == torch.float32

@@ -1,8 +1,14 @@
+import copy
+
 import lightning.pytorch as pl
 import pytest
 import torch
+from tensordict import TensorDict
+from torchrl.objectives import TD3BCLoss, ValueEstimators
 
+from modules.networks import action_spec, q_critic
 from modules.td3_bc import TD3BC
+from tests.modules.ensembles import ensemble_gradients, member_as_two_input_mlp
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
 
@@ -10,17 +16,18 @@ def test_td3_bc_solves_the_bandit():
     assert success_after_training(TD3BC, CONTINUOUS, max_steps=400) > 0.6  # ignoring the instruction's sign gives ≤ 0
 
 
+def flat(parameters) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for p in parameters])
+
+
 class Snapshots(pl.Callback):
     def __init__(self) -> None:
         self.after_step: list[tuple] = []
 
     def on_train_batch_end(self, trainer, module, *args) -> None:
-        loss = module.loss
+        targets = module.targets
         self.after_step.append(
-            tuple(
-                p.clone()
-                for p in (loss.actor_network_params, loss.target_qvalue_network_params, loss.qvalue_network_params)
-            )
+            (flat(module.actor.parameters()), targets.target_critics_params.clone(), flat(module.critics.parameters()))
         )
 
 
@@ -28,7 +35,7 @@ def test_actor_and_targets_move_only_every_actor_update_interval():
     pl.seed_everything(0)
     bandit = InstructionBandit(CONTINUOUS)
     module = TD3BC(CONTINUOUS, actor_update_interval=3, **SMALL)
-    initial = (module.loss.actor_network_params.clone(), module.loss.target_qvalue_network_params.clone())
+    initial = (flat(module.actor.parameters()), module.targets.target_critics_params.clone())
     snapshots = Snapshots()
     fit(module, lambda: bandit.batch(16), max_steps=3, callbacks=[snapshots])
     (actor1, target1, critic1), (actor2, target2, critic2), (actor3, target3, _) = snapshots.after_step
@@ -54,21 +61,61 @@ def test_discrete_actions_are_refused_with_a_clear_error():
         TD3BC(DISCRETE)
 
 
-def test_actor_loss_and_its_gradients_are_torchrls_with_the_first_critic_alone():
-    """Ours runs only Q₁ where TorchRL's TD3BCLoss.actor_loss runs both critics and keeps Q₁."""
+def q_critics_like(module: TD3BC) -> list:
+    """Two TorchRL-style critic modules holding copies of the ensemble's members as they are now."""
+    critics = [q_critic(module.env_spec, SMALL["hidden_sizes"]) for _ in range(2)]
+    for index, critic in enumerate(critics):
+        critic[-1].module.load_state_dict(member_as_two_input_mlp(module.critics, index).state_dict())
+    return critics
+
+
+def torchrl_reference(module: TD3BC) -> TD3BCLoss:
+    """TorchRL's ``TD3BCLoss`` with the module's online and target weights (targets moved apart first)."""
+    with torch.no_grad():
+        for parameters in (module.targets.target_actor_params, module.targets.target_critics_params):
+            for name, value in parameters.items(True, True):
+                if not name[-1].startswith("action_"):  # the action bounds are buffers, not weights
+                    value.add_(0.05 * torch.randn_like(value))
+    with module.targets.target("actor"), module.targets.target("critics"):
+        target_actor, target_critics = copy.deepcopy(module.actor), q_critics_like(module)
+    bound = module.env_spec.action_bound
+    loss = TD3BCLoss(
+        target_actor, target_critics, action_spec=action_spec(module.env_spec), alpha=2.5, loss_function="l2",
+        policy_noise=0.2 * bound, noise_clip=0.5 * bound,
+    )  # fmt: skip
+    loss.make_value_estimator(ValueEstimators.TD0, gamma=0.99)
+    loss.qvalue_network_params.data.update_(TensorDict.from_modules(*q_critics_like(module)).data)
+    loss.actor_network_params.data.update_(TensorDict.from_module(module.actor).data)
+    return loss
+
+
+def test_critic_and_actor_losses_and_gradients_are_torchrls_td3bc_loss():
+    """Ours runs only Q₁ in the actor loss where TorchRL's runs both critics and keeps Q₁."""
     torch.manual_seed(0)
     module = TD3BC(CONTINUOUS, **SMALL)
+    reference = torchrl_reference(module)
     batch = InstructionBandit(CONTINUOUS).batch(32)
-    results = []
-    for actor_loss in (module.actor_loss, lambda rows: module.loss.actor_loss(rows)[:1]):
-        module.zero_grad()
-        loss = actor_loss(batch.clone())[0]
-        loss.backward()
-        gradients = [p.grad.clone() for p in module.loss.actor_network_params.values(True, True) if p.requires_grad]
-        results.append((loss.detach(), gradients))
-    (ours, our_gradients), (torchrls, their_gradients) = results
-    torch.testing.assert_close(ours, torchrls)
-    assert len(our_gradients) == len(their_gradients) > 0
-    for mine, theirs in zip(our_gradients, their_gradients):
-        torch.testing.assert_close(mine, theirs)
-    assert all(p.grad is None for p in module.loss.qvalue_network_params.values(True, True))
+    batch["next", "terminated"][::2] = False  # the bandit ends every episode: bootstrap half the rows
+    torch.manual_seed(1)
+    ours, td_error = module.critic_loss(batch.clone())
+    torch.manual_seed(1)
+    theirs, metadata = reference.qvalue_loss(batch.clone())
+    torch.testing.assert_close(ours, theirs)
+    torch.testing.assert_close(td_error, metadata["td_error"])
+    ours.backward()
+    theirs.backward()
+    their_gradients = reference.qvalue_network_params.grad
+    for index in range(2):
+        mine = ensemble_gradients(module.critics, index)
+        torch.testing.assert_close(mine, list(their_gradients[index].flatten_keys(".").values()))
+    module.zero_grad()
+    reference.zero_grad()
+    ours, theirs = module.actor_loss(batch.clone())[0], reference.actor_loss(batch.clone())[0]
+    torch.testing.assert_close(ours, theirs)
+    ours.backward()
+    theirs.backward()
+    torch.testing.assert_close(
+        [p.grad for p in module.actor.parameters()],
+        list(reference.actor_network_params.grad.flatten_keys(".").values()),
+    )
+    assert all(p.grad is None for p in module.critics.parameters())
