@@ -208,21 +208,6 @@ def q_critic(
     return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))
 
 
-def state_value(
-    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
-) -> TensorDictSequential:
-    """V(s), written at ``state_value`` (IQL)."""
-    net = observation_mlp(spec, 1, hidden_sizes, activation)
-    return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION]))
-
-
-def discrete_q_critic(
-    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
-) -> TensorDictSequential:
-    """Q(s, ·) for discrete actions at ``state_action_value`` (the key TorchRL's actor-critic losses read)."""
-    return discrete_head(spec, "state_action_value", hidden_sizes, activation)
-
-
 def categorical_actor(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> ProbabilisticActor:
@@ -276,9 +261,10 @@ class MLPEnsemble(nn.Module):
         self.activation = ACTIVATIONS[activation]()
         self.batched_rows = batched_rows
 
-    def forward(self, x: torch.Tensor, y: torch.Tensor, members: slice | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, y: torch.Tensor | None = None, members: slice | None = None) -> torch.Tensor:
         """``(members, *batch, out)`` for ``x`` ``(*batch_x, X)`` and ``y`` ``(*batch_y, Y)`` whose batch
-        shapes broadcast to ``batch``; ``members`` runs a slice of the ensemble only.
+        shapes broadcast to ``batch`` (an ensemble built with ``y_features=0`` takes no ``y``); ``members``
+        runs a slice of the ensemble only.
 
         Up to ``batched_rows`` rows, every layer runs as one product over all members; beyond, member by
         member, as separate modules would: a batched product's backward copies its transposed input
@@ -289,7 +275,7 @@ class MLPEnsemble(nn.Module):
         def take(parameter: torch.Tensor) -> torch.Tensor:
             return parameter if members is None else parameter[members]
 
-        batch = torch.broadcast_shapes(x.shape[:-1], y.shape[:-1])
+        batch = x.shape[:-1] if y is None else torch.broadcast_shapes(x.shape[:-1], y.shape[:-1])
         first = take(self.x_weight), take(self.y_weight), take(self.first_bias)
         layers = [(take(weight), take(bias)) for weight, bias in zip(self.weights, self.biases)]
         if batch.numel() <= self.batched_rows:
@@ -304,7 +290,7 @@ class MLPEnsemble(nn.Module):
         return output.view(output.shape[0], *batch, output.shape[-1])
 
     def _all_members(
-        self, x: torch.Tensor, y: torch.Tensor, batch: torch.Size, first: tuple, layers: list[tuple]
+        self, x: torch.Tensor, y: torch.Tensor | None, batch: torch.Size, first: tuple, layers: list[tuple]
     ) -> torch.Tensor:
         """``(members, rows, out)``: the first layer as one ``linear`` over every member's ``(H, in)`` weights
         side by side (a batched product over the action's few columns took up to 4× as long in float32),
@@ -312,7 +298,9 @@ class MLPEnsemble(nn.Module):
         x_weight, y_weight, bias = first
         members, width = bias.shape
         hidden = self._first_part(x, x_weight, batch, bias.reshape(members * width))
-        hidden = self.activation(hidden + self._first_part(y, y_weight, batch)).reshape(members, -1, width)
+        if y is not None:
+            hidden = hidden + self._first_part(y, y_weight, batch)
+        hidden = self.activation(hidden).reshape(members, -1, width)
         for weight, bias in layers[:-1]:
             hidden = self.activation(torch.baddbmm(bias, hidden, weight))
         weight, bias = layers[-1]
@@ -327,10 +315,11 @@ class MLPEnsemble(nn.Module):
         product = product.view(*inputs.shape[:-1], members, width).movedim(-2, 0)
         return product.view(members, *(1,) * (len(batch) - inputs.dim() + 1), *inputs.shape[:-1], width)
 
-    def _one_member(self, x: torch.Tensor, y: torch.Tensor, first: list, layers: list[tuple]) -> torch.Tensor:
+    def _one_member(self, x: torch.Tensor, y: torch.Tensor | None, first: list, layers: list[tuple]) -> torch.Tensor:
         """``(rows, out)`` for one member, as an :func:`observation_and_input_mlp` computes it."""
         x_weight, y_weight, bias = first
-        hidden = self.activation(functional.linear(x, x_weight, bias) + functional.linear(y, y_weight))
+        hidden = functional.linear(x, x_weight, bias)
+        hidden = self.activation(hidden if y is None else hidden + functional.linear(y, y_weight))
         hidden = hidden.reshape(-1, hidden.shape[-1])
         for weight, bias in layers[:-1]:
             hidden = self.activation(torch.addmm(bias, hidden, weight))

@@ -7,13 +7,11 @@ import types
 
 import lightning.pytorch as pl
 import torch
-from torchrl.objectives import IQLLoss, ValueEstimators
+from torchrl.objectives import ValueEstimators
 
 from imaginebench.upstream.gymnasium_mujoco import compiling_scene_once
-from imaginebench.upstream.torchrl_iql import TargetQOncePerBatch
 from modules.discrete_cql import DiscreteCQL
-from modules.iql import IQL
-from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit
+from tests.modules.synthetic import DISCRETE, InstructionBandit
 
 
 def test_torchrl_discrete_cql_still_bootstraps_from_the_online_network():
@@ -45,24 +43,6 @@ def test_lightning_still_keeps_its_logging_step_test_private():
 def test_tensordict_still_decides_shared_mappings_by_file_permission():
     """load_memmap_copy_on_write patches this function; tests/datasets/test_dataset_integrity.py checks the effect."""
     assert callable(importlib.import_module("tensordict.memmap")._is_writable)
-
-
-def test_torchrl_iql_still_runs_its_target_critics_twice_per_batch():
-    """Why TargetQOncePerBatch exists: TorchRL's IQLLoss.forward runs the target critics in both its actor
-    and its value loss, through ``_vmap_qvalue_networkN0``, on the same inputs."""
-    torch.manual_seed(0)
-    loss = IQL(CONTINUOUS, **SMALL).loss
-    evaluate, target_inputs = loss._vmap_qvalue_networkN0, []
-
-    def counted(inputs, params):
-        if params is loss.target_qvalue_network_params:
-            target_inputs.append(inputs.select("state", "action").clone())
-        return evaluate(inputs, params)
-
-    loss._vmap_qvalue_networkN0 = counted
-    super(TargetQOncePerBatch, loss).forward(InstructionBandit(CONTINUOUS).batch(8))
-    assert isinstance(loss, IQLLoss) and len(target_inputs) == 2
-    assert (target_inputs[0] == target_inputs[1]).all()
 
 
 def test_gymnasium_mujoco_envs_still_compile_their_scene_each(monkeypatch):

@@ -4,29 +4,57 @@ reference the ensemble's tests and the hand-written losses built on it are check
 from __future__ import annotations
 
 import torch
+from torch import nn
 
-from modules.networks import MLPEnsemble, TwoInputMLP
+from modules.networks import MLPEnsemble, TwoInputMLP, mlp
+
+
+def _member_into(ensemble: MLPEnsemble, index: int, network: nn.Module) -> nn.Module:
+    """Copies member ``index``'s weights into ``network``'s linear layers, in module order: the first
+    layer's ``x`` part (and its ``y`` part if the ensemble takes ``y``), then the others."""
+    linears = [module for module in network.modules() if isinstance(module, nn.Linear)]
+    pairs = [(ensemble.x_weight[index], ensemble.first_bias[index])]
+    if ensemble.y_weight.shape[-1]:
+        pairs.append((ensemble.y_weight[index], None))
+    pairs += [(weight[index].T, bias[index, 0]) for weight, bias in zip(ensemble.weights, ensemble.biases)]
+    with torch.no_grad():
+        for linear, (weight, bias) in zip(linears, pairs, strict=True):
+            linear.weight.copy_(weight)
+            if bias is not None:
+                linear.bias.copy_(bias)
+    return network
 
 
 def member_as_two_input_mlp(ensemble: MLPEnsemble, index: int) -> TwoInputMLP:
     """A :class:`TwoInputMLP` holding a copy of member ``index``'s weights."""
     hidden, x_features = ensemble.x_weight.shape[1:]
     sizes = [hidden, *(weight.shape[-1] for weight in ensemble.weights)]
-    member = TwoInputMLP(x_features, ensemble.y_weight.shape[2], sizes[-1], sizes[:-1])
-    linears = [module for module in member.body if isinstance(module, torch.nn.Linear)]
-    with torch.no_grad():
-        member.x_layer.weight.copy_(ensemble.x_weight[index])
-        member.x_layer.bias.copy_(ensemble.first_bias[index])
-        member.y_layer.weight.copy_(ensemble.y_weight[index])
-        for linear, weight, bias in zip(linears, ensemble.weights, ensemble.biases, strict=True):
-            linear.weight.copy_(weight[index].T)
-            linear.bias.copy_(bias[index, 0])
-    return member
+    network = TwoInputMLP(x_features, ensemble.y_weight.shape[-1], sizes[-1], sizes[:-1])
+    return _member_into(ensemble, index, network)
+
+
+def member_as_mlp(ensemble: MLPEnsemble, index: int) -> nn.Module:
+    """An MLP on ``x`` holding a copy of member ``index``'s weights (an ensemble built with ``y_features=0``)."""
+    hidden, x_features = ensemble.x_weight.shape[1:]
+    sizes = [hidden, *(weight.shape[-1] for weight in ensemble.weights)]
+    return _member_into(ensemble, index, mlp(x_features, sizes[-1], sizes[:-1]))
 
 
 def ensemble_gradients(ensemble: MLPEnsemble, index: int) -> list[torch.Tensor]:
-    """Member ``index``'s gradients laid out as :func:`member_as_two_input_mlp`'s parameters are."""
-    gradients = [ensemble.x_weight.grad[index], ensemble.first_bias.grad[index], ensemble.y_weight.grad[index]]
+    """Member ``index``'s gradients in the order of the reference module's parameters."""
+    gradients = [ensemble.x_weight.grad[index], ensemble.first_bias.grad[index]]
+    if ensemble.y_weight.shape[-1]:
+        gradients.append(ensemble.y_weight.grad[index])
     for weight, bias in zip(ensemble.weights, ensemble.biases):
         gradients += [weight.grad[index].T, bias.grad[index, 0]]
     return gradients
+
+
+def move_targets_apart(*target_parameters) -> None:
+    """Adds noise to target weights (not to buffers such as action bounds), so that a loss reading the
+    online weights where it should read the targets gives other values."""
+    with torch.no_grad():
+        for parameters in target_parameters:
+            for name, value in parameters.items(True, True):
+                if not name[-1].startswith("action_"):
+                    value.add_(0.05 * torch.randn_like(value))

@@ -1,4 +1,4 @@
-"""The continuous critics run under TorchRL's vmap (faster here than its loop over critics,
+"""CQL's continuous critics run under TorchRL's vmap (faster here than its loop over critics,
 docs/algorithms.md#speed); the networks must give under vmap what they give called one by one."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from modules.cql import CQL
-from modules.iql import IQL
 from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit
 
 
@@ -21,7 +20,7 @@ def losses_and_gradients(module, batch) -> tuple[dict[str, torch.Tensor], list[t
     return {name: value.detach() for name, value in terms.items()}, gradients
 
 
-@pytest.mark.parametrize("algorithm", [IQL, CQL], ids=lambda algorithm: algorithm.__name__)
+@pytest.mark.parametrize("algorithm", [CQL], ids=lambda algorithm: algorithm.__name__)
 def test_critics_under_vmap_give_the_losses_and_gradients_of_a_loop(algorithm):
     torch.manual_seed(0)
     module = algorithm(CONTINUOUS, **SMALL)

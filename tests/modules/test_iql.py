@@ -1,8 +1,15 @@
+import copy
+
 import pytest
 import torch
+from tensordict import TensorDict
+from tensordict.nn import TensorDictModule, TensorDictSequential
+from torchrl.modules import ValueOperator
+from torchrl.objectives import DiscreteIQLLoss, IQLLoss, ValueEstimators
 
-from imaginebench.upstream.torchrl_iql import TargetQOncePerBatch
 from modules.iql import IQL
+from modules.networks import ACTION, OBSERVATION, policy_input
+from tests.modules.ensembles import ensemble_gradients, member_as_mlp, member_as_two_input_mlp, move_targets_apart
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, success_after_training
 
 
@@ -18,15 +25,15 @@ def test_value_fits_an_upper_expectile_of_q():
     torch.manual_seed(0)
     module = IQL(DISCRETE, expectile=0.9, **SMALL)
     batch = InstructionBandit(DISCRETE).batch(32)
-    base = module.loss.value_loss(batch.clone())[0].mean()
+    base = module.losses(batch.clone())["loss_value"].mean()
     with torch.no_grad():
-        module.loss.value_network_params.apply(lambda p: p.zero_())
-        bias = module.loss.value_network_params.get(("module", "1", "module", str(len(SMALL["hidden_sizes"]) * 2)))
-        bias["bias"].fill_(100.0)  # V far above every Q
-    above = module.loss.value_loss(batch.clone())[0].mean()
+        for parameter in module.value.parameters():
+            parameter.zero_()
+        module.value[-1].bias.fill_(100.0)  # V far above every Q
+    above = module.losses(batch.clone())["loss_value"].mean()
     with torch.no_grad():
-        bias["bias"].fill_(-100.0)  # V far below every Q
-    below = module.loss.value_loss(batch.clone())[0].mean()
+        module.value[-1].bias.fill_(-100.0)  # V far below every Q
+    below = module.losses(batch.clone())["loss_value"].mean()
     assert torch.isfinite(base)
     assert float(below / above) == pytest.approx(0.9 / 0.1, rel=0.05)
 
@@ -43,24 +50,57 @@ def test_continuous_actor_scores_actions_on_the_bounds():
     assert module.act(batch["state"], batch["instruction_embedding"]).abs().max() <= 1.0
 
 
+def critic_modules_like(module: IQL) -> list[TensorDictSequential]:
+    """Two TorchRL-style critics holding copies of the ensemble's members as they are now."""
+    critics = []
+    for index in range(2):
+        if module.env_spec.is_discrete:
+            network = member_as_mlp(module.critics, index)
+            critic = TensorDictModule(network, in_keys=[OBSERVATION], out_keys=["state_action_value"])
+        else:
+            critic = ValueOperator(member_as_two_input_mlp(module.critics, index), in_keys=[OBSERVATION, ACTION])
+        critics.append(TensorDictSequential(policy_input(), critic))
+    return critics
+
+
+def torchrl_reference(module: IQL) -> IQLLoss:
+    """TorchRL's ``IQLLoss`` (``DiscreteIQLLoss``) with the module's weights, its target critics moved apart first."""
+    move_targets_apart(module.targets.target_critics_params)
+    with module.targets.target("critics"):
+        target_critics = critic_modules_like(module)
+    value = TensorDictSequential(policy_input(), ValueOperator(copy.deepcopy(module.value), in_keys=[OBSERVATION]))
+    options = {"loss_function": "l2", "expectile": 0.7, "temperature": 3.0, "reduction": "none"}
+    actor = copy.deepcopy(module.policy)
+    if module.env_spec.is_discrete:
+        loss = DiscreteIQLLoss(actor, target_critics, value, action_space="categorical", **options)
+    else:
+        loss = IQLLoss(actor, target_critics, value, **options)
+    loss.make_value_estimator(ValueEstimators.TD0, gamma=0.99)
+    loss.qvalue_network_params.data.update_(TensorDict.from_modules(*critic_modules_like(module)).data)
+    return loss
+
+
 @pytest.mark.parametrize("env_spec", [DISCRETE, CONTINUOUS], ids=["discrete", "continuous"])
-def test_target_critics_run_once_per_batch_and_the_losses_stay_torchrls(env_spec):
-    """TorchRL's actor and value losses each run the target critics on the same (s, a); ours reuses the first run."""
+@pytest.mark.filterwarnings("ignore:IQLLoss with reduction='none'")
+def test_losses_and_gradients_are_torchrls_iql_loss(env_spec):
     torch.manual_seed(0)
     module = IQL(env_spec, **SMALL)
+    reference = torchrl_reference(module)
     batch = InstructionBandit(env_spec).batch(32)
-    loss = module.loss
-    target_runs = []
-    evaluate = loss._vmap_qvalue_networkN0
-
-    def counted(inputs, params):
-        target_runs.append(params is loss.target_qvalue_network_params)
-        return evaluate(inputs, params)
-
-    loss._vmap_qvalue_networkN0 = counted
-    ours = loss(batch.clone())
-    assert target_runs.count(True) == 1
-    torchrls = super(TargetQOncePerBatch, loss).forward(batch.clone())  # TorchRL's own, without the reuse
-    assert target_runs.count(True) == 3
-    for key in ("loss_actor", "loss_qvalue", "loss_value"):
-        torch.testing.assert_close(ours[key], torchrls[key], rtol=0, atol=0)
+    batch["next", "terminated"][::2] = False  # the bandit ends every episode: bootstrap half the rows
+    ours, theirs = module.losses(batch.clone()), reference(batch.clone())
+    for name in ("loss_actor", "loss_qvalue", "loss_value"):
+        torch.testing.assert_close(ours[name], theirs[name], msg=name)
+    sum(value.mean() for value in ours.values()).backward()
+    sum(theirs[name].mean() for name in ("loss_actor", "loss_qvalue", "loss_value")).backward()
+    for index in range(2):
+        torch.testing.assert_close(
+            ensemble_gradients(module.critics, index),
+            list(reference.qvalue_network_params.grad[index].flatten_keys(".").values()),
+        )
+    for ours_network, their_parameters in [
+        (module.value, reference.value_network_params),
+        (module.policy, reference.actor_network_params),
+    ]:
+        their_gradients = [g for g in their_parameters.grad.flatten_keys(".").values() if g is not None]
+        torch.testing.assert_close([p.grad for p in ours_network.parameters()], their_gradients)

@@ -8,7 +8,7 @@ from torchrl.objectives import TD3BCLoss, ValueEstimators
 
 from modules.networks import action_spec, q_critic
 from modules.td3_bc import TD3BC
-from tests.modules.ensembles import ensemble_gradients, member_as_two_input_mlp
+from tests.modules.ensembles import ensemble_gradients, member_as_two_input_mlp, move_targets_apart
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
 
@@ -71,11 +71,7 @@ def q_critics_like(module: TD3BC) -> list:
 
 def torchrl_reference(module: TD3BC) -> TD3BCLoss:
     """TorchRL's ``TD3BCLoss`` with the module's online and target weights (targets moved apart first)."""
-    with torch.no_grad():
-        for parameters in (module.targets.target_actor_params, module.targets.target_critics_params):
-            for name, value in parameters.items(True, True):
-                if not name[-1].startswith("action_"):  # the action bounds are buffers, not weights
-                    value.add_(0.05 * torch.randn_like(value))
+    move_targets_apart(module.targets.target_actor_params, module.targets.target_critics_params)
     with module.targets.target("actor"), module.targets.target("critics"):
         target_actor, target_critics = copy.deepcopy(module.actor), q_critics_like(module)
     bound = module.env_spec.action_bound
