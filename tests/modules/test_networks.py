@@ -1,9 +1,10 @@
+import pytest
 import torch
 from torch import nn
 
 from imaginebench.env_spec import EnvSpec
 from modules.networks import MLPEnsemble, TwoInputMLP
-from tests.modules.ensembles import ensemble_gradients, member_as_two_input_mlp
+from tests.modules.ensembles import ensemble_gradients, member_as_mlp, member_as_two_input_mlp
 
 
 def test_two_input_mlp_is_initialised_like_one_linear_layer_on_the_concatenation():
@@ -32,9 +33,10 @@ def test_two_input_mlp_computes_the_joint_first_layer_with_broadcasting_states()
 ENSEMBLE_SPEC = EnvSpec(state_dim=5, embedding_dim=3, action_kind="continuous", action_dim=2)
 
 
-def test_a_stacked_ensemble_gives_each_members_outputs_and_gradients_with_broadcasting_states():
+@pytest.mark.parametrize("batched_rows", [2048, 0], ids=["all-members-at-once", "member-by-member"])
+def test_a_stacked_ensemble_gives_each_members_outputs_and_gradients_with_broadcasting_states(batched_rows):
     torch.manual_seed(0)
-    ensemble = MLPEnsemble(3, ENSEMBLE_SPEC, 2, 4, hidden_sizes=(6, 5))
+    ensemble = MLPEnsemble(3, ENSEMBLE_SPEC, 2, 4, hidden_sizes=(6, 5), batched_rows=batched_rows)
     members = [member_as_two_input_mlp(ensemble, index) for index in range(3)]
     states, actions = torch.randn(7, 8), torch.randn(10, 7, 2)
     outputs = ensemble(states, actions)
@@ -71,3 +73,11 @@ def test_a_stacked_ensemble_keeps_its_output_layer_in_float32_under_bfloat16_aut
     with torch.autocast("cpu", dtype=torch.bfloat16):
         output = ensemble(torch.randn(4, 8), torch.randn(4, 2))
     assert output.dtype == torch.float32
+
+
+def test_a_stacked_ensemble_without_a_second_input_is_an_mlp_per_member():
+    torch.manual_seed(0)
+    ensemble = MLPEnsemble(2, ENSEMBLE_SPEC, 0, 3, hidden_sizes=(6, 5))
+    states = torch.randn(9, 8)
+    expected = torch.stack([member_as_mlp(ensemble, index)(states) for index in range(2)])
+    torch.testing.assert_close(ensemble(states), expected)
