@@ -122,6 +122,17 @@ def deterministic_actor(
     )
 
 
+def actor_network(actor: TensorDictSequential) -> nn.Module:
+    """The network inside a :func:`deterministic_actor` or :func:`discrete_head`, on the concatenated observation:
+    hand-written losses call it on tensors, without the TensorDict modules around it."""
+    return actor[1].module
+
+
+def deterministic_action(actor: TensorDictSequential, spec: EnvSpec, obs: torch.Tensor) -> torch.Tensor:
+    """``bound · tanh(f(obs))``: a :func:`deterministic_actor`'s action from the concatenated observation."""
+    return spec.action_bound * torch.tanh(actor_network(actor)(obs))
+
+
 def tanh_normal_actor(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> ProbabilisticActor:

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 from tensordict import TensorDictBase
-from torch import Tensor, nn
+from torch import Tensor
 from torchrl.objectives import SoftUpdate
 
 from modules.base import OfflineRLModule
@@ -17,6 +17,7 @@ from modules.networks import (
     Activation,
     MLPEnsemble,
     TargetNetworks,
+    deterministic_action,
     deterministic_actor,
     observation,
 )
@@ -63,20 +64,11 @@ class TD3BC(OfflineRLModule):
         self.targets = TargetNetworks(actor=self.actor, critics=self.critics)
         self.target_updater = SoftUpdate(self.targets, tau=tau)
 
-    @property
-    def actor_network(self) -> nn.Module:
-        """The actor's MLP on the concatenated observation (``deterministic_actor``'s second module)."""
-        return self.actor[1].module
-
     def parameter_groups(self) -> list[dict[str, Any]]:
         return [
             {"params": self.actor.parameters(), "lr": self.hparams.actor_lr},
             {"params": self.critics.parameters(), "lr": self.hparams.critic_lr},
         ]
-
-    def deterministic_action(self, obs: Tensor) -> Tensor:
-        """``bound · tanh(f(obs))``: the actor's action from tensors, without its TensorDict modules."""
-        return self.env_spec.action_bound * torch.tanh(self.actor_network(obs))
 
     def critic_loss(self, batch: TensorDictBase) -> tuple[Tensor, Tensor]:
         """``Σ_i mean (Q_i(s, a) − y)²`` with ``y = r + γ (1 − terminated) min_i Q'_i(s', clip(π'(s') + ε))``,
@@ -87,7 +79,7 @@ class TD3BC(OfflineRLModule):
         with torch.no_grad():
             next_obs = observation(batch, ("next",))
             with self.targets.target("actor"):
-                next_action = (self.deterministic_action(next_obs) + noise).clamp(-bound, bound)
+                next_action = (deterministic_action(self.actor, self.env_spec, next_obs) + noise).clamp(-bound, bound)
             with self.targets.target("critics"):
                 next_value = self.critics(next_obs, next_action).min(0).values
             target = self.bootstrapped(batch, next_value)
@@ -99,7 +91,7 @@ class TD3BC(OfflineRLModule):
         from the actor loss) and ``λ = alpha / mean |Q₁|``. Only the first critic runs: TorchRL
         0.14.1's ``TD3BCLoss.actor_loss`` runs both and keeps the first."""
         obs = observation(batch)
-        action = self.deterministic_action(obs)
+        action = deterministic_action(self.actor, self.env_spec, obs)
         with self.targets.critics_params.detach().to_module(self.critics):
             q_value = self.critics(obs, action, slice(0, 1))[0]
         return action, q_value, self.hparams.alpha / q_value.abs().mean().detach()
