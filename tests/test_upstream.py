@@ -1,38 +1,12 @@
 """Each workaround in imaginebench.upstream is still needed: these tests fail when upstream changes the
 behaviour worked around (then the workaround can go, or must change)."""
 
-import copy
 import importlib
 import types
 
 import lightning.pytorch as pl
-import torch
-from torchrl.objectives import ValueEstimators
 
 from imaginebench.upstream.gymnasium_mujoco import compiling_scene_once
-from modules.discrete_cql import DiscreteCQL
-from tests.modules.synthetic import DISCRETE, InstructionBandit
-
-
-def test_torchrl_discrete_cql_still_bootstraps_from_the_online_network():
-    """Why TargetNetworkTD0 exists: with TorchRL's own TD0 estimator, DiscreteCQLLoss's target ignores
-    the target network (here made different from the online one)."""
-    torch.manual_seed(0)
-    module = DiscreteCQL(DISCRETE, gamma=0.9)
-    module.loss.make_value_estimator(ValueEstimators.TD0, gamma=0.9)  # TorchRL's, not ours
-    target_net = copy.deepcopy(module.policy)  # the target network keeps these weights
-    with torch.no_grad():
-        for p in module.policy.parameters():
-            p.add_(torch.randn_like(p))
-    batch = InstructionBandit(DISCRETE).batch(1)
-    batch["next", "terminated"].fill_(False)
-    batch["next", "done"].fill_(False)
-    target = module.loss(batch.clone())["target_value"]
-    next_q_online = module.policy(batch["next"].clone())["action_value"].max(-1).values.squeeze()
-    next_q_target = target_net(batch["next"].clone())["action_value"].max(-1).values.squeeze()
-    reward = batch["next", "reward"].squeeze()
-    torch.testing.assert_close(target, reward + 0.9 * next_q_online)
-    assert not torch.allclose(target, reward + 0.9 * next_q_target)
 
 
 def test_lightning_still_keeps_its_logging_step_test_private():

@@ -5,22 +5,25 @@ import pytest
 import torch
 from tensordict import TensorDict
 from tensordict import assert_allclose_td as assert_close
+from torchrl.objectives import DiscreteCQLLoss
+from torchrl.objectives.value import TD0Estimator
 
 from modules.discrete_cql import DiscreteCQL
+from modules.networks import observation, q_value_actor
+from tests.modules.ensembles import move_targets_apart
 from tests.modules.synthetic import DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
 
 def q_values(module: DiscreteCQL, state: torch.Tensor, embedding: torch.Tensor) -> torch.Tensor:
     with torch.no_grad():
-        observation = TensorDict({"state": state, "instruction_embedding": embedding}, batch_size=[len(state)])
-        return module.policy(observation)["action_value"]
+        return module.q_network(torch.cat([state, embedding], -1))
 
 
 @pytest.mark.parametrize("terminated, truncated", [(True, False), (False, False), (False, True)])
 def test_discrete_td_target_is_r_plus_discounted_max_of_the_target_network(terminated, truncated):
     torch.manual_seed(0)
     module = DiscreteCQL(DISCRETE, gamma=0.9)
-    target_net = copy.deepcopy(module.policy)
+    target_net = copy.deepcopy(module.q_network)
     with torch.no_grad():  # the online network moves on; the target must not follow it
         for p in module.policy.parameters():
             p.add_(torch.randn_like(p))
@@ -30,9 +33,9 @@ def test_discrete_td_target_is_r_plus_discounted_max_of_the_target_network(termi
     batch["next", "truncated"].fill_(truncated)
     batch["next", "done"].fill_(terminated or truncated)
 
-    target = module.loss(batch)["target_value"]
+    target = module.td_target(batch).squeeze()
 
-    next_q = target_net(batch["next"].clone())["action_value"].max(-1).values.squeeze()
+    next_q = target_net(observation(batch, ("next",))).max(-1).values.squeeze()
     expected = 0.5 if terminated else 0.5 + 0.9 * next_q  # truncation at the time limit still bootstraps
     torch.testing.assert_close(target, torch.as_tensor(expected))
 
@@ -69,7 +72,7 @@ def test_discrete_cql_solves_the_bandit():
 
 def test_hard_target_update_copies_every_interval():
     module = DiscreteCQL(DISCRETE, target_update_interval=3)
-    online, target = module.loss.value_network_params, module.loss.target_value_network_params
+    online, target = module.targets.q_network_params, module.targets.target_q_network_params
     initial = target.clone()
     with torch.no_grad():
         online.apply(lambda p: p.add_(1.0))
@@ -78,3 +81,45 @@ def test_hard_target_update_copies_every_interval():
         assert_close(target, initial)
     module.target_updater.step()
     assert_close(target, online.data)
+
+
+class TargetNetworkTD0(TD0Estimator):
+    """TorchRL 0.14.1's ``DiscreteCQLLoss`` passes the target parameters as ``params=``, which
+    ``TD0Estimator.value_estimate`` ignores (it takes ``target_params=``); this one uses them."""
+
+    def value_estimate(self, tensordict, target_params=None, next_value=None, params=None, **kwargs):
+        target_params = params if target_params is None else target_params
+        return super().value_estimate(tensordict, target_params=target_params, next_value=next_value, **kwargs)
+
+
+def torchrl_reference(module: DiscreteCQL) -> DiscreteCQLLoss:
+    """TorchRL's ``DiscreteCQLLoss`` on a Q-value actor with the module's weights, its target moved apart first."""
+    move_targets_apart(module.targets.target_q_network_params)
+    actor, online = q_value_actor(module.env_spec), q_value_actor(module.env_spec)
+    online[0][1].module.load_state_dict(module.q_network.state_dict())
+    with module.targets.target("q_network"):
+        actor[0][1].module.load_state_dict(module.q_network.state_dict())
+    loss = DiscreteCQLLoss(actor, action_space="categorical")
+    estimator = TargetNetworkTD0(gamma=0.99, value_network=actor)
+    estimator.set_keys(value=loss.tensor_keys.value)
+    loss.make_value_estimator(estimator)
+    loss.value_network_params.data.update_(TensorDict.from_module(online).data)
+    return loss
+
+
+def test_losses_and_gradients_are_torchrls_discrete_cql_loss():
+    torch.manual_seed(0)
+    module = DiscreteCQL(DISCRETE)
+    reference = torchrl_reference(module)
+    batch = InstructionBandit(DISCRETE).batch(32)
+    batch["next", "terminated"][::2] = False  # the bandit ends every episode: bootstrap half the rows
+    ours = module.losses(batch.clone())
+    their_batch = batch.clone()
+    theirs = reference(their_batch)
+    for name in ("loss_qvalue", "loss_cql"):
+        torch.testing.assert_close(ours[name].mean(), theirs[name], msg=name)
+    torch.testing.assert_close(ours["td_error"], their_batch["td_error"].squeeze(-1))
+    (ours["loss_qvalue"].mean() + 10 * ours["loss_cql"].mean()).backward()
+    (theirs["loss_qvalue"] + 10 * theirs["loss_cql"]).backward()
+    their_gradients = list(reference.value_network_params.grad.flatten_keys(".").values())
+    torch.testing.assert_close([p.grad for p in module.q_values.parameters()], their_gradients)
