@@ -31,8 +31,8 @@ class DiscreteCQL(OfflineRLModule):
 
     Written by hand on the Q-network's tensors, and tested to give TorchRL 0.14.1's ``DiscreteCQLLoss``
     losses and gradients (with its TD target read from the target network, which that loss's own TD(0)
-    estimator ignores): the TensorDict modules and parameter swaps around it cost a share of an update
-    comparable to the network's own products at batch 256 on a CPU (docs/algorithms.md#speed).
+    estimator ignores). Without that loss's TensorDict modules and parameter swaps an update at batch 256
+    runs about a sixth faster on a CPU (docs/algorithms.md#speed).
 
     Departures from the original benchmark, on purpose: TD targets are discounted by ``gamma`` (its d3rlpy
     path trained undiscounted targets); the Q-network learns at ``critic_lr`` = 3e-4 rather than d3rlpy's

@@ -22,7 +22,6 @@ from torchrl.modules import (
     MLP,
     IndependentNormal,
     ProbabilisticActor,
-    QValueActor,
     TanhModule,
     TanhNormal,
     ValueOperator,
@@ -99,15 +98,6 @@ def discrete_head(
 def greedy(key: str = ACTION) -> TensorDictModule:
     """Replaces the per-action scores at ``key`` by the index of the best one."""
     return TensorDictModule(Argmax(), in_keys=[key], out_keys=[key])
-
-
-def q_value_actor(
-    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
-) -> QValueActor:
-    """Q(s, ·) for discrete actions: writes ``action_value``, the greedy ``action`` (int64) and its
-    value ``chosen_action_value``."""
-    head = discrete_head(spec, "action_value", hidden_sizes, activation)
-    return QValueActor(head, spec=action_spec(spec), action_space="categorical")
 
 
 def deterministic_actor(

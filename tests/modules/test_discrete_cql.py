@@ -5,11 +5,12 @@ import pytest
 import torch
 from tensordict import TensorDict
 from tensordict import assert_allclose_td as assert_close
+from torchrl.modules import QValueActor
 from torchrl.objectives import DiscreteCQLLoss
 from torchrl.objectives.value import TD0Estimator
 
 from modules.discrete_cql import DiscreteCQL
-from modules.networks import observation, q_value_actor
+from modules.networks import action_spec, discrete_head, observation
 from tests.modules.ensembles import move_targets_apart
 from tests.modules.synthetic import DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
@@ -92,10 +93,16 @@ class TargetNetworkTD0(TD0Estimator):
         return super().value_estimate(tensordict, target_params=target_params, next_value=next_value, **kwargs)
 
 
+def q_value_actor(module: DiscreteCQL) -> QValueActor:
+    """TorchRL's Q-value actor on a network built as the module's (its weights drawn anew)."""
+    head = discrete_head(module.env_spec, "action_value", module.hparams.hidden_sizes)
+    return QValueActor(head, spec=action_spec(module.env_spec), action_space="categorical")
+
+
 def torchrl_reference(module: DiscreteCQL) -> DiscreteCQLLoss:
     """TorchRL's ``DiscreteCQLLoss`` on a Q-value actor with the module's weights, its target moved apart first."""
     move_targets_apart(module.targets.target_q_network_params)
-    actor, online = q_value_actor(module.env_spec), q_value_actor(module.env_spec)
+    actor, online = q_value_actor(module), q_value_actor(module)
     online[0][1].module.load_state_dict(module.q_network.state_dict())
     with module.targets.target("q_network"):
         actor[0][1].module.load_state_dict(module.q_network.state_dict())
