@@ -250,7 +250,6 @@ class MLPEnsemble(nn.Module):
         batched_rows: int = 2048,
     ) -> None:
         super().__init__()
-        self.members = members
         x_features, first = observation_dim(spec), hidden_sizes[0]
         bound = (x_features + y_features) ** -0.5
         self.x_weight = _uniform((members, first, x_features), bound)
@@ -333,7 +332,7 @@ class MLPEnsemble(nn.Module):
         its own rows: an ensemble sampled per row (COMBO's rollouts) pays for one member, not all."""
         outputs = [
             (rows, self(x[rows], y[rows], slice(index, index + 1))[0])
-            for index in range(self.members)
+            for index in range(self.x_weight.shape[0])
             if len(rows := (member_of_row == index).nonzero().squeeze(-1))
         ]
         result = outputs[0][1].new_empty(x.shape[0], outputs[0][1].shape[-1])

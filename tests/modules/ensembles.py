@@ -4,9 +4,11 @@ reference the ensemble's tests and the hand-written losses built on it are check
 from __future__ import annotations
 
 import torch
+from tensordict.nn import TensorDictModule, TensorDictSequential
 from torch import nn
+from torchrl.modules import ValueOperator
 
-from modules.networks import MLPEnsemble, TwoInputMLP, mlp
+from modules.networks import ACTION, OBSERVATION, MLPEnsemble, TwoInputMLP, mlp, policy_input
 
 
 def _member_into(ensemble: MLPEnsemble, index: int, network: nn.Module) -> nn.Module:
@@ -25,19 +27,38 @@ def _member_into(ensemble: MLPEnsemble, index: int, network: nn.Module) -> nn.Mo
     return network
 
 
-def member_as_two_input_mlp(ensemble: MLPEnsemble, index: int) -> TwoInputMLP:
-    """A :class:`TwoInputMLP` holding a copy of member ``index``'s weights."""
+def _layer_sizes(ensemble: MLPEnsemble) -> tuple[int, list[int], int]:
+    """``x`` features, hidden sizes and output features of each member."""
     hidden, x_features = ensemble.x_weight.shape[1:]
     sizes = [hidden, *(weight.shape[-1] for weight in ensemble.weights)]
-    network = TwoInputMLP(x_features, ensemble.y_weight.shape[-1], sizes[-1], sizes[:-1])
+    return x_features, sizes[:-1], sizes[-1]
+
+
+def member_as_two_input_mlp(ensemble: MLPEnsemble, index: int) -> TwoInputMLP:
+    """A :class:`TwoInputMLP` holding a copy of member ``index``'s weights."""
+    x_features, hidden_sizes, out_features = _layer_sizes(ensemble)
+    network = TwoInputMLP(x_features, ensemble.y_weight.shape[-1], out_features, hidden_sizes)
     return _member_into(ensemble, index, network)
 
 
 def member_as_mlp(ensemble: MLPEnsemble, index: int) -> nn.Module:
     """An MLP on ``x`` holding a copy of member ``index``'s weights (an ensemble built with ``y_features=0``)."""
-    hidden, x_features = ensemble.x_weight.shape[1:]
-    sizes = [hidden, *(weight.shape[-1] for weight in ensemble.weights)]
-    return _member_into(ensemble, index, mlp(x_features, sizes[-1], sizes[:-1]))
+    x_features, hidden_sizes, out_features = _layer_sizes(ensemble)
+    return _member_into(ensemble, index, mlp(x_features, out_features, hidden_sizes))
+
+
+def critic_modules_like(ensemble: MLPEnsemble) -> list[TensorDictSequential]:
+    """TorchRL-style critics holding copies of the ensemble's members as they are now: ``Q(s, a)`` from
+    ``(observation, action)``, or ``Q(s, ·)`` for an ensemble without a second input, at ``state_action_value``."""
+    critics = []
+    for index in range(ensemble.x_weight.shape[0]):
+        if ensemble.y_weight.shape[-1]:
+            critic = ValueOperator(member_as_two_input_mlp(ensemble, index), in_keys=[OBSERVATION, ACTION])
+        else:
+            network = member_as_mlp(ensemble, index)
+            critic = TensorDictModule(network, in_keys=[OBSERVATION], out_keys=["state_action_value"])
+        critics.append(TensorDictSequential(policy_input(), critic))
+    return critics
 
 
 def ensemble_gradients(ensemble: MLPEnsemble, index: int) -> list[torch.Tensor]:

@@ -3,13 +3,13 @@ import copy
 import pytest
 import torch
 from tensordict import TensorDict
-from tensordict.nn import TensorDictModule, TensorDictSequential
+from tensordict.nn import TensorDictSequential
 from torchrl.modules import ValueOperator
 from torchrl.objectives import DiscreteIQLLoss, IQLLoss, ValueEstimators
 
 from modules.iql import IQL
-from modules.networks import ACTION, OBSERVATION, policy_input
-from tests.modules.ensembles import ensemble_gradients, member_as_mlp, member_as_two_input_mlp, move_targets_apart
+from modules.networks import OBSERVATION, policy_input
+from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, success_after_training
 
 
@@ -50,24 +50,11 @@ def test_continuous_actor_scores_actions_on_the_bounds():
     assert module.act(batch["state"], batch["instruction_embedding"]).abs().max() <= 1.0
 
 
-def critic_modules_like(module: IQL) -> list[TensorDictSequential]:
-    """Two TorchRL-style critics holding copies of the ensemble's members as they are now."""
-    critics = []
-    for index in range(2):
-        if module.env_spec.is_discrete:
-            network = member_as_mlp(module.critics, index)
-            critic = TensorDictModule(network, in_keys=[OBSERVATION], out_keys=["state_action_value"])
-        else:
-            critic = ValueOperator(member_as_two_input_mlp(module.critics, index), in_keys=[OBSERVATION, ACTION])
-        critics.append(TensorDictSequential(policy_input(), critic))
-    return critics
-
-
 def torchrl_reference(module: IQL) -> IQLLoss:
     """TorchRL's ``IQLLoss`` (``DiscreteIQLLoss``) with the module's weights, its target critics moved apart first."""
     move_targets_apart(module.targets.target_critics_params)
     with module.targets.target("critics"):
-        target_critics = critic_modules_like(module)
+        target_critics = critic_modules_like(module.critics)
     value = TensorDictSequential(policy_input(), ValueOperator(copy.deepcopy(module.value), in_keys=[OBSERVATION]))
     options = {"loss_function": "l2", "expectile": 0.7, "temperature": 3.0, "reduction": "none"}
     actor = copy.deepcopy(module.policy)
@@ -76,7 +63,7 @@ def torchrl_reference(module: IQL) -> IQLLoss:
     else:
         loss = IQLLoss(actor, target_critics, value, **options)
     loss.make_value_estimator(ValueEstimators.TD0, gamma=0.99)
-    loss.qvalue_network_params.data.update_(TensorDict.from_modules(*critic_modules_like(module)).data)
+    loss.qvalue_network_params.data.update_(TensorDict.from_modules(*critic_modules_like(module.critics)).data)
     return loss
 
 

@@ -6,9 +6,9 @@ import torch
 from tensordict import TensorDict
 from torchrl.objectives import TD3BCLoss, ValueEstimators
 
-from modules.networks import action_spec, q_critic
+from modules.networks import action_spec
 from modules.td3_bc import TD3BC
-from tests.modules.ensembles import ensemble_gradients, member_as_two_input_mlp, move_targets_apart
+from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
 
@@ -61,26 +61,18 @@ def test_discrete_actions_are_refused_with_a_clear_error():
         TD3BC(DISCRETE)
 
 
-def q_critics_like(module: TD3BC) -> list:
-    """Two TorchRL-style critic modules holding copies of the ensemble's members as they are now."""
-    critics = [q_critic(module.env_spec, SMALL["hidden_sizes"]) for _ in range(2)]
-    for index, critic in enumerate(critics):
-        critic[-1].module.load_state_dict(member_as_two_input_mlp(module.critics, index).state_dict())
-    return critics
-
-
 def torchrl_reference(module: TD3BC) -> TD3BCLoss:
     """TorchRL's ``TD3BCLoss`` with the module's online and target weights (targets moved apart first)."""
     move_targets_apart(module.targets.target_actor_params, module.targets.target_critics_params)
     with module.targets.target("actor"), module.targets.target("critics"):
-        target_actor, target_critics = copy.deepcopy(module.actor), q_critics_like(module)
+        target_actor, target_critics = copy.deepcopy(module.actor), critic_modules_like(module.critics)
     bound = module.env_spec.action_bound
     loss = TD3BCLoss(
         target_actor, target_critics, action_spec=action_spec(module.env_spec), alpha=2.5, loss_function="l2",
         policy_noise=0.2 * bound, noise_clip=0.5 * bound,
     )  # fmt: skip
     loss.make_value_estimator(ValueEstimators.TD0, gamma=0.99)
-    loss.qvalue_network_params.data.update_(TensorDict.from_modules(*q_critics_like(module)).data)
+    loss.qvalue_network_params.data.update_(TensorDict.from_modules(*critic_modules_like(module.critics)).data)
     loss.actor_network_params.data.update_(TensorDict.from_module(module.actor).data)
     return loss
 
