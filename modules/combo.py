@@ -11,22 +11,13 @@ from typing import Any
 
 import torch
 from tensordict import TensorDict, TensorDictBase
-from torch import Tensor, nn
-from torchrl.objectives import SoftUpdate
+from torch import Tensor
 
-from modules.base import OfflineRLModule
-from modules.networks import (
-    HIDDEN_SIZES,
-    POLICY_INPUT_KEYS,
-    Activation,
-    MLPEnsemble,
-    TargetNetworks,
-    observation,
-    tanh_normal_actor,
-)
+from modules.networks import HIDDEN_SIZES, POLICY_INPUT_KEYS, Activation, MLPEnsemble, observation
+from modules.soft_actor_critic import SoftActorCritic
 
 
-class COMBO(OfflineRLModule):
+class COMBO(SoftActorCritic):
     """SAC on a mix of real transitions and one-step rollouts of a learned dynamics ensemble, with
     a conservative critic: Eq. 2 pushes Q down at states from that mix (weight ``real_data_ratio``
     on the real ones) with actions from a uniform and the current policy (CQL(H)'s log-sum-exp
@@ -44,8 +35,6 @@ class COMBO(OfflineRLModule):
     model buffer refilled every epoch, all members are used instead of the 5 best on held-out data,
     and the loss mixes real and model rows by weight, not by batch composition.
     """
-
-    action_kinds = ("continuous",)
 
     def __init__(
         self,
@@ -65,33 +54,21 @@ class COMBO(OfflineRLModule):
         activation: Activation = "relu",
         normalize_states: bool | None = None,
     ) -> None:
-        super().__init__(env_spec, normalize_states)
+        super().__init__(env_spec, normalize_states, hidden_sizes, activation, tau)
         self.save_hyperparameters()
         spec = self.env_spec
         if not 0.0 <= real_data_ratio <= 1.0:
             raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
-        self.policy = self.actor = tanh_normal_actor(spec, hidden_sizes, activation)
-        self.critics = MLPEnsemble(2, spec, spec.action_dim, 1, hidden_sizes, activation)
         self.dynamics = MLPEnsemble(
             num_dynamics_models, spec, spec.action_dim, 2 * (spec.state_dim + 1), hidden_sizes, activation
         )
-        self.log_alpha = nn.Parameter(torch.zeros(()))
-        self.targets = TargetNetworks(critics=self.critics)
-        self.target_updater = SoftUpdate(self.targets, tau=tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
-        return [
-            {"params": self.actor.parameters(), "lr": self.hparams.actor_lr},
-            {"params": self.critics.parameters(), "lr": self.hparams.critic_lr},
-            {"params": self.dynamics.parameters(), "lr": self.hparams.dynamics_lr},
-            {"params": [self.log_alpha], "lr": self.hparams.temperature_lr},
-        ]
+        return [*super().parameter_groups(), {"params": self.dynamics.parameters(), "lr": self.hparams.dynamics_lr}]
 
-    def sample_actions(self, batch: TensorDictBase, samples: int = 1) -> tuple[Tensor, Tensor]:
-        """``samples`` reparameterised actions per row of ``batch`` and their log-probabilities."""
-        dist = self.actor.get_dist(batch.select(*POLICY_INPUT_KEYS))
-        action = dist.rsample((samples,)) if samples > 1 else dist.rsample()
-        return action, dist.log_prob(action)
+    def sample_actions(self, batch: TensorDictBase) -> tuple[Tensor, Tensor]:
+        """One reparameterised action per row of ``batch`` and its log-probability."""
+        return self.sample(self.action_distribution(observation(batch)))
 
     def predict(self, obs: Tensor, action: Tensor, member_of_row: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Mean and log standard deviation of ``(s' − s, r)`` from every member, ``(M, B, S + 1)`` each,
@@ -141,42 +118,41 @@ class COMBO(OfflineRLModule):
         def mix(values: Tensor) -> Tensor:
             return ratio * values[..., :rows] + (1 - ratio) * values[..., rows:]
 
-        alpha = self.log_alpha.exp().detach()
         obs = observation(mixed)
         # Bellman backup on real and model rows: soft double-Q target from the target critics.
-        with torch.no_grad(), self.targets.target("critics"):
-            next_action, next_log_prob = self.sample_actions(mixed["next"])
-            next_q = self.critics(observation(mixed, ("next",)), next_action).min(0).values.squeeze(-1)
+        with torch.no_grad():
+            next_obs = observation(mixed, ("next",))
+            next_value = self.target_value(next_obs, self.action_distribution(next_obs), True)
             not_terminated = (~mixed["next", "terminated"]).float().squeeze(-1)
-            target = mixed["next", "reward"].squeeze(-1) + self.hparams.gamma * not_terminated * (
-                next_q - alpha * next_log_prob
-            )
-        q_data = self.critics(obs, mixed["action"]).squeeze(-1)  # (critics, 2B): the real rows come first
-        loss_qvalue = mix((q_data - target).pow(2).sum(0))
+            target = mixed["next", "reward"].squeeze(-1) + self.hparams.gamma * not_terminated * next_value
 
         # Eq. 2's regulariser: log-sum-exp of Q over uniform and policy actions at the mixed states,
-        # importance-weighted by their densities, minus Q at the dataset's own (s, a).
+        # importance-weighted by their densities, minus Q at the dataset's own (s, a). The policy's
+        # proposals come from the distribution the actor loss samples from.
         samples, bound = self.hparams.num_action_samples, self.env_spec.action_bound
+        distribution = self.action_distribution(obs)
         with torch.no_grad():
-            policy_action, policy_log_prob = self.sample_actions(mixed, samples)  # (n, 2B, A), (n, 2B)
+            policy_action, policy_log_prob = self.sample(distribution, samples)  # (n, 2B, A), (n, 2B)
         uniform_action = torch.empty_like(policy_action).uniform_(-bound, bound)
         log_density = torch.cat(
             [torch.full_like(policy_log_prob, -self.env_spec.action_dim * math.log(2 * bound)), policy_log_prob]
         )
-        q_proposals = self.critics(obs, torch.cat([uniform_action, policy_action])).squeeze(-1)  # (critics, 2n, 2B)
+        # Q at the rows' own actions and at the 2n proposals in one pass: (critics, 1 + 2n, 2B)
+        actions = torch.cat([mixed["action"].unsqueeze(0), uniform_action, policy_action])
+        q_values = self.critics(obs, actions).squeeze(-1)
+        q_data, q_proposals = q_values[:, 0], q_values[:, 1:]  # the real rows come first
+        loss_qvalue = mix((q_data - target).pow(2).sum(0))
         push_down = torch.logsumexp(q_proposals - log_density, dim=1) - math.log(2 * samples)  # (critics, 2B)
         push_up = q_data[:, :rows]  # Q at the dataset's own (s, a)
         loss_conservative = mix(push_down.sum(0)) - push_up.sum(0)
 
         # SAC's actor and temperature updates on the mixed states; the critics get no gradient here.
-        action, log_prob = self.sample_actions(mixed)
-        with self.targets.critics_params.detach().to_module(self.critics):
-            q_policy = self.critics(obs, action).min(0).values.squeeze(-1)
+        loss_actor, loss_alpha = self.actor_and_temperature_losses(obs, *self.sample(distribution))
         return {
             "loss_qvalue": loss_qvalue,
             "loss_conservative": loss_conservative,
-            "loss_actor": mix(alpha * log_prob - q_policy),
-            "loss_alpha": mix(-self.log_alpha * (log_prob.detach() - self.env_spec.action_dim)),
+            "loss_actor": mix(loss_actor),
+            "loss_alpha": mix(loss_alpha),
             "loss_dynamics": self.dynamics_loss(batch),
         }
 

@@ -359,8 +359,10 @@ class TargetNetworks(LossModule):
                 self.convert_to_functional(network, name, create_target_params=True)
 
     def target(self, name: str) -> AbstractContextManager:
-        """``with targets.target("critic"): critic(x)`` evaluates the target critic."""
-        return getattr(self, f"target_{name}_params").to_module(getattr(self, name))
+        """``with targets.target("critic"): critic(x)`` evaluates the target critic. The weights go in as plain
+        tensors (``.data``): swapped in as they are, a network's own parameters came back as trainable
+        ``nn.Parameter`` entries of the target copy, which a second ``configure_optimizers`` then found."""
+        return getattr(self, f"target_{name}_params").data.to_module(getattr(self, name))
 
     def __repr__(self) -> str:  # LossModule's repr asks for in_keys, which this holder has none of
         return f"{type(self).__name__}({', '.join(name for name in self.__dict__ if f'target_{name}_params' in self._modules)})"

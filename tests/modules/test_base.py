@@ -59,6 +59,8 @@ def test_one_global_step_per_batch_and_checkpoint_round_trip(algorithm, env_spec
     counter = CountBatches()
     trainer = fit(build(algorithm, env_spec, bandit), lambda: bandit.batch(16), max_steps=5, callbacks=[counter])
     assert trainer.global_step == counter.batches == 5  # actor, critics, temperature, models step together
+    trainable = {name for name, parameter in trainer.lightning_module.named_parameters() if parameter.requires_grad}
+    assert not {name for name in trainable if "target_" in name}  # running a target left its weights trainable
 
     trainer.save_checkpoint(tmp_path / "last.ckpt")
     module = trainer.lightning_module.eval()
