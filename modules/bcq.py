@@ -144,8 +144,7 @@ class BCQ(OfflineRLModule):
         q_data = self.critics(obs, action)
         loss_qvalue = (q_data - target).pow(2).sum(0).squeeze(-1)
         generated = self.perturbation(obs, self.vae.decode(obs).detach())
-        with self.targets.critics_params.detach().to_module(self.critics):  # the actor must not move the critics
-            loss_actor = -self.critics(obs, generated)[0].squeeze(-1)
+        loss_actor = -self.critics(obs, generated, slice(0, 1), frozen=True)[0].squeeze(-1)  # the critics stay put
         return {"loss_qvalue": loss_qvalue, "loss_actor": loss_actor, "loss_vae": loss_vae}
 
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:

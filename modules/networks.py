@@ -258,13 +258,19 @@ class MLPEnsemble(nn.Module):
         sizes = [*hidden_sizes, out_features]
         self.weights = nn.ParameterList(_uniform((members, i, o), i**-0.5) for i, o in zip(sizes, sizes[1:]))
         self.biases = nn.ParameterList(_uniform((members, 1, o), i**-0.5) for i, o in zip(sizes, sizes[1:]))
-        self.activation = ACTIVATIONS[activation]()
+        # In place where torch offers it (the products' outputs are fresh and their backward does not read them):
+        # one activation fewer to allocate and write per layer; at 7,936 rows (CQL's scored actions) the two-member
+        # forward and backward took 69-72 ms against 74-79 in float32.
+        self.activation = ACTIVATIONS[activation](**({"inplace": True} if activation in ("relu", "elu") else {}))
         self.batched_rows = batched_rows
 
-    def forward(self, x: torch.Tensor, y: torch.Tensor | None = None, members: slice | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, y: torch.Tensor | None = None, members: slice | None = None, frozen: bool = False
+    ) -> torch.Tensor:
         """``(members, *batch, out)`` for ``x`` ``(*batch_x, X)`` and ``y`` ``(*batch_y, Y)`` whose batch
         shapes broadcast to ``batch`` (an ensemble built with ``y_features=0`` takes no ``y``); ``members``
-        runs a slice of the ensemble only.
+        runs a slice of the ensemble only; ``frozen`` runs it through detached weights, so the output passes
+        gradient to ``x`` and ``y`` but not to the weights (an actor's loss through the critics).
 
         Up to ``batched_rows`` rows, every layer runs as one product over all members; beyond, member by
         member, as separate modules would: a batched product's backward copies its transposed input
@@ -273,7 +279,8 @@ class MLPEnsemble(nn.Module):
         of parameters only, and a view's backward writes a zero-filled gradient of the whole stack."""
 
         def take(parameter: torch.Tensor) -> torch.Tensor:
-            return parameter if members is None else parameter[members]
+            parameter = parameter if members is None else parameter[members]
+            return parameter.detach() if frozen else parameter
 
         batch = x.shape[:-1] if y is None else torch.broadcast_shapes(x.shape[:-1], y.shape[:-1])
         first = take(self.x_weight), take(self.y_weight), take(self.first_bias)
@@ -359,10 +366,11 @@ class TargetNetworks(LossModule):
                 self.convert_to_functional(network, name, create_target_params=True)
 
     def target(self, name: str) -> AbstractContextManager:
-        """``with targets.target("critic"): critic(x)`` evaluates the target critic. The weights go in as plain
-        tensors (``.data``): swapped in as they are, a network's own parameters came back as trainable
-        ``nn.Parameter`` entries of the target copy, which a second ``configure_optimizers`` then found."""
-        return getattr(self, f"target_{name}_params").data.to_module(getattr(self, name))
+        """``with targets.target("critic"): critic(x)`` evaluates the target critic. The target weights go in as
+        they are (``preserve_module_state=False``): by default tensordict wraps each in ``nn.Parameter`` where the
+        network had one, and the target copy then held trainable parameters that a second
+        ``configure_optimizers`` found."""
+        return getattr(self, f"target_{name}_params").to_module(getattr(self, name), preserve_module_state=False)
 
     def __repr__(self) -> str:  # LossModule's repr asks for in_keys, which this holder has none of
         return f"{type(self).__name__}({', '.join(name for name in self.__dict__ if f'target_{name}_params' in self._modules)})"

@@ -77,8 +77,7 @@ class SoftActorCritic(OfflineRLModule):
         """Per row: the actor's ``α log π(a|s) − min_i Q_i(s, a)`` for ``a ~ π(·|s)``, through the critics'
         detached weights (the critics get no gradient from it) and a detached α; and the temperature's
         ``−log α · (log π(a|s) + target entropy)`` with target entropy ``−|A|``."""
-        with self.targets.critics_params.detach().to_module(self.critics):
-            q_value = self.critics(obs, action).min(0).values.squeeze(-1)
+        q_value = self.critics(obs, action, frozen=True).min(0).values.squeeze(-1)
         loss_actor = self.log_alpha.detach().exp() * log_prob - q_value
         loss_alpha = -self.log_alpha * (log_prob.detach() - self.env_spec.action_dim)
         return loss_actor, loss_alpha

@@ -92,8 +92,7 @@ class TD3BC(OfflineRLModule):
         0.14.1's ``TD3BCLoss.actor_loss`` runs both and keeps the first."""
         obs = observation(batch)
         action = deterministic_action(self.actor, self.env_spec, obs)
-        with self.targets.critics_params.detach().to_module(self.critics):
-            q_value = self.critics(obs, action, slice(0, 1))[0]
+        q_value = self.critics(obs, action, slice(0, 1), frozen=True)[0]
         return action, q_value, self.hparams.alpha / q_value.abs().mean().detach()
 
     def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:

@@ -3,12 +3,15 @@ reference the ensemble's tests and the hand-written losses built on it are check
 
 from __future__ import annotations
 
+import copy
+
 import torch
+from tensordict import TensorDict
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torch import nn
 from torchrl.modules import ValueOperator
 
-from modules.networks import ACTION, OBSERVATION, MLPEnsemble, TwoInputMLP, mlp, policy_input
+from modules.networks import ACTION, OBSERVATION, MLPEnsemble, TargetNetworks, TwoInputMLP, mlp, policy_input
 
 
 def _member_into(ensemble: MLPEnsemble, index: int, network: nn.Module) -> nn.Module:
@@ -79,3 +82,11 @@ def move_targets_apart(*target_parameters) -> None:
             for name, value in parameters.items(True, True):
                 if not name[-1].startswith("action_"):
                     value.add_(0.05 * torch.randn_like(value))
+
+
+def target_copy(targets: TargetNetworks, name: str) -> nn.Module:
+    """A copy of network ``name`` holding its target weights, with parameters of its own (inside
+    ``targets.target(name)`` the network holds the target weights as plain tensors, not parameters)."""
+    network = copy.deepcopy(getattr(targets, name))
+    TensorDict.from_module(network).data.update_(getattr(targets, f"target_{name}_params").data)
+    return network

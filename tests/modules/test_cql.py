@@ -12,7 +12,7 @@ from torchrl.objectives import CQLLoss, ValueEstimators
 
 from modules.cql import CQL
 from modules.networks import action_spec, observation
-from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart
+from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart, target_copy
 from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
 
 
@@ -93,8 +93,7 @@ def torchrl_reference(module: CQL) -> PerStateCQLLoss:
     move_targets_apart(module.targets.target_critics_params)
     with torch.no_grad():
         module.log_alpha.fill_(-0.7)  # α ≠ 1, so that a loss leaving it out differs
-    with module.targets.target("critics"):
-        target_critics = critic_modules_like(module.critics)
+    target_critics = critic_modules_like(target_copy(module.targets, "critics"))
     loss = PerStateCQLLoss(
         copy.deepcopy(module.actor), target_critics, action_spec=action_spec(module.env_spec), loss_function="l2",
         min_q_weight=1.0, num_random=module.hparams.num_action_samples, action_bound=module.env_spec.action_bound,

@@ -11,7 +11,7 @@ from torchrl.objectives.value import TD0Estimator
 
 from modules.discrete_cql import DiscreteCQL
 from modules.networks import action_spec, discrete_head, observation
-from tests.modules.ensembles import move_targets_apart
+from tests.modules.ensembles import move_targets_apart, target_copy
 from tests.modules.synthetic import DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
 
@@ -104,8 +104,7 @@ def torchrl_reference(module: DiscreteCQL) -> DiscreteCQLLoss:
     move_targets_apart(module.targets.target_q_network_params)
     actor, online = q_value_actor(module), q_value_actor(module)
     online[0][1].module.load_state_dict(module.q_network.state_dict())
-    with module.targets.target("q_network"):
-        actor[0][1].module.load_state_dict(module.q_network.state_dict())
+    actor[0][1].module.load_state_dict(target_copy(module.targets, "q_network").state_dict())
     loss = DiscreteCQLLoss(actor, action_space="categorical")
     estimator = TargetNetworkTD0(gamma=0.99, value_network=actor)
     estimator.set_keys(value=loss.tensor_keys.value)

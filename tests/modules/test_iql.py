@@ -9,7 +9,7 @@ from torchrl.objectives import DiscreteIQLLoss, IQLLoss, ValueEstimators
 
 from modules.iql import IQL
 from modules.networks import OBSERVATION, policy_input
-from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart
+from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart, target_copy
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, success_after_training
 
 
@@ -53,8 +53,7 @@ def test_continuous_actor_scores_actions_on_the_bounds():
 def torchrl_reference(module: IQL) -> IQLLoss:
     """TorchRL's ``IQLLoss`` (``DiscreteIQLLoss``) with the module's weights, its target critics moved apart first."""
     move_targets_apart(module.targets.target_critics_params)
-    with module.targets.target("critics"):
-        target_critics = critic_modules_like(module.critics)
+    target_critics = critic_modules_like(target_copy(module.targets, "critics"))
     value = TensorDictSequential(policy_input(), ValueOperator(copy.deepcopy(module.value), in_keys=[OBSERVATION]))
     options = {"loss_function": "l2", "expectile": 0.7, "temperature": 3.0, "reduction": "none"}
     actor = copy.deepcopy(module.policy)

@@ -50,6 +50,14 @@ def test_a_stacked_ensemble_gives_each_members_outputs_and_gradients_with_broadc
         for ours, theirs in zip(ensemble_gradients(ensemble, index), member.parameters(), strict=True):
             torch.testing.assert_close(ours, theirs.grad)
     torch.testing.assert_close(ensemble(states, actions, slice(1, 2))[0], members[1](states, actions))
+    actions.requires_grad_(True)
+    frozen = ensemble(states, actions, slice(1, 2), frozen=True)[0]
+    torch.testing.assert_close(frozen, members[1](states, actions))
+    before = [p.grad.clone() for p in ensemble.parameters()]
+    (frozen * weights[1]).sum().backward()
+    expected_action_gradient = torch.autograd.grad((members[1](states, actions) * weights[1]).sum(), actions)[0]
+    torch.testing.assert_close(actions.grad, expected_action_gradient)
+    assert all(torch.equal(p.grad, old) for p, old in zip(ensemble.parameters(), before))  # the weights get none
 
 
 def test_a_stacked_ensemble_is_initialised_as_its_member_modules():

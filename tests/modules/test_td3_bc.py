@@ -1,5 +1,3 @@
-import copy
-
 import lightning.pytorch as pl
 import pytest
 import torch
@@ -8,7 +6,7 @@ from torchrl.objectives import TD3BCLoss, ValueEstimators
 
 from modules.networks import action_spec
 from modules.td3_bc import TD3BC
-from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart
+from tests.modules.ensembles import critic_modules_like, ensemble_gradients, move_targets_apart, target_copy
 from tests.modules.synthetic import CONTINUOUS, DISCRETE, SMALL, InstructionBandit, fit, success_after_training
 
 
@@ -64,8 +62,8 @@ def test_discrete_actions_are_refused_with_a_clear_error():
 def torchrl_reference(module: TD3BC) -> TD3BCLoss:
     """TorchRL's ``TD3BCLoss`` with the module's online and target weights (targets moved apart first)."""
     move_targets_apart(module.targets.target_actor_params, module.targets.target_critics_params)
-    with module.targets.target("actor"), module.targets.target("critics"):
-        target_actor, target_critics = copy.deepcopy(module.actor), critic_modules_like(module.critics)
+    target_actor = target_copy(module.targets, "actor")
+    target_critics = critic_modules_like(target_copy(module.targets, "critics"))
     bound = module.env_spec.action_bound
     loss = TD3BCLoss(
         target_actor, target_critics, action_spec=action_spec(module.env_spec), alpha=2.5, loss_function="l2",
