@@ -123,8 +123,7 @@ class COMBO(SoftActorCritic):
         with torch.no_grad():
             next_obs = observation(mixed, ("next",))
             next_value = self.target_value(next_obs, self.action_distribution(next_obs), True)
-            not_terminated = (~mixed["next", "terminated"]).float().squeeze(-1)
-            target = mixed["next", "reward"].squeeze(-1) + self.hparams.gamma * not_terminated * next_value
+            target = self.bootstrapped(mixed, next_value.unsqueeze(-1)).squeeze(-1)
 
         # Eq. 2's regulariser: log-sum-exp of Q over uniform and policy actions at the mixed states,
         # importance-weighted by their densities, minus Q at the dataset's own (s, a). The policy's
