@@ -24,7 +24,6 @@ from torchrl.modules import (
     ProbabilisticActor,
     TanhModule,
     TanhNormal,
-    ValueOperator,
 )
 from torchrl.objectives import LossModule
 
@@ -198,15 +197,6 @@ def observation_and_input_mlp(
 ) -> TwoInputMLP:
     """A :class:`TwoInputMLP` on the concatenated observation (``x``) and another input (an action, a latent)."""
     return TwoInputMLP(observation_dim(spec), input_features, out_features, hidden_sizes, activation)
-
-
-def q_critic(
-    spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
-) -> TensorDictSequential:
-    """Q(s, a) for continuous actions, written at ``state_action_value``; the
-    :class:`TwoInputMLP` is at ``critic[-1].module``."""
-    net = observation_and_input_mlp(spec, spec.action_dim, 1, hidden_sizes, activation)
-    return TensorDictSequential(policy_input(), ValueOperator(net, in_keys=[OBSERVATION, ACTION]))
 
 
 def categorical_actor(
