@@ -60,9 +60,10 @@ class CQL(SoftActorCritic):
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
         """Per row: ``loss_qvalue`` (squared TD errors summed over the critics), ``loss_cql`` (the penalty
-        summed over the critics), ``loss_actor`` and ``loss_alpha``; and ``td_error``, the larger critic's
-        squared TD error. Random draws in TorchRL's order: a' at s', the proposals at s and at s', the
-        uniform ones, the actor's action at s."""
+        summed over the critics), ``loss_actor`` and ``loss_alpha``; and for logging ``td_error``, the larger
+        critic's squared TD error, and ``entropy``, ``−log π(a|s)`` of the actor's action (``CQLLoss`` logged
+        both). Random draws in TorchRL's order: a' at s', the proposals at s and at s', the uniform ones, the
+        actor's action at s."""
         obs, next_obs, data_action = observation(batch), observation(batch, ("next",)), batch[ACTION]
         with torch.no_grad():
             next_distribution = self.action_distribution(next_obs)
@@ -89,11 +90,12 @@ class CQL(SoftActorCritic):
             "loss_actor": loss_actor,
             "loss_alpha": loss_alpha,
             "td_error": td_error.detach().max(0).values,
+            "entropy": -log_prob.detach(),
         }
 
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
         per_row = self.losses(batch)
-        losses = {name: value.mean() for name, value in per_row.items() if name != "td_error"}
+        losses = {name: value.mean() for name, value in per_row.items() if name != "td_error"}  # entropy as well
         # Eq. 4 (the Bellman error plus the weighted conservative gap) + Alg. 1 line 4: SAC's policy and
         # temperature updates.
         loss = losses["loss_qvalue"] + self.hparams.conservative_weight * losses["loss_cql"]
