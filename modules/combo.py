@@ -128,20 +128,15 @@ class COMBO(SoftActorCritic):
         # Eq. 2's regulariser: log-sum-exp of Q over uniform and policy actions at the mixed states,
         # importance-weighted by their densities, minus Q at the dataset's own (s, a). The policy's
         # proposals come from the distribution the actor loss samples from.
-        samples, bound = self.hparams.num_action_samples, self.env_spec.action_bound
+        samples = self.hparams.num_action_samples
         distribution = self.action_distribution(obs)
         with torch.no_grad():
-            policy_action, policy_log_prob = self.sample(distribution, samples)  # (n, 2B, A), (n, 2B)
-        uniform_action = torch.empty_like(policy_action).uniform_(-bound, bound)
-        log_density = torch.cat(
-            [torch.full_like(policy_log_prob, -self.env_spec.action_dim * math.log(2 * bound)), policy_log_prob]
-        )
-        # Q at the rows' own actions and at the 2n proposals in one pass: (critics, 1 + 2n, 2B)
-        actions = torch.cat([mixed["action"].unsqueeze(0), uniform_action, policy_action])
-        q_values = self.critics(obs, actions).squeeze(-1)
-        q_data, q_proposals = q_values[:, 0], q_values[:, 1:]  # the real rows come first
+            proposals = [self.sample(distribution, samples)]  # (n, 2B, A), (n, 2B)
+        # Q at the rows' own actions, (critics, 2B) with the real rows first, and the soft maximum over n uniform
+        # actions and the n proposals, from one critic pass
+        q_data, soft_maximum = self.data_and_proposal_values(obs, mixed["action"], proposals)
         loss_qvalue = mix((q_data - target).pow(2).sum(0))
-        push_down = torch.logsumexp(q_proposals - log_density, dim=1) - math.log(2 * samples)  # (critics, 2B)
+        push_down = soft_maximum - math.log(2 * samples)  # (critics, 2B)
         push_up = q_data[:, :rows]  # Q at the dataset's own (s, a)
         loss_conservative = mix(push_down.sum(0)) - push_up.sum(0)
 

@@ -4,8 +4,6 @@ Q-Learning for Offline Reinforcement Learning", NeurIPS, arXiv:2006.04779. Discr
 
 from __future__ import annotations
 
-import math
-
 import torch
 from tensordict import TensorDictBase
 from torch import Tensor
@@ -69,18 +67,12 @@ class CQL(SoftActorCritic):
             next_distribution = self.action_distribution(next_obs)
         target = self.bootstrapped(batch, self.target_value(next_obs, next_distribution, False).unsqueeze(-1))
         distribution = self.action_distribution(obs)
-        samples, bound = self.hparams.num_action_samples, self.env_spec.action_bound
+        samples = self.hparams.num_action_samples
         with torch.no_grad():
-            current_action, current_log_prob = self.sample(distribution, samples)
-            next_action, next_log_prob = self.sample(next_distribution, samples)
-        uniform_action = torch.empty_like(current_action).uniform_(-bound, bound)
-        uniform_log_density = torch.full_like(current_log_prob, -self.env_spec.action_dim * math.log(2 * bound))
-        # Q at the data's actions and at the 3·N proposals, all at s, in one pass: (critics, 1 + 3N, B)
-        actions = torch.cat([data_action.unsqueeze(0), uniform_action, current_action, next_action])
-        q_values = self.critics(obs, actions).squeeze(-1)
-        q_data, q_proposals = q_values[:, 0], q_values[:, 1:]
-        log_density = torch.cat([uniform_log_density, current_log_prob, next_log_prob])  # (3N, B)
-        penalty = torch.logsumexp(q_proposals - log_density, dim=1) - q_data  # (critics, B)
+            proposals = [self.sample(distribution, samples), self.sample(next_distribution, samples)]
+        # N uniform actions and the 2·N proposals, all scored at s
+        q_data, soft_maximum = self.data_and_proposal_values(obs, data_action, proposals)
+        penalty = soft_maximum - q_data  # (critics, B)
         td_error = (q_data - target.squeeze(-1)).pow(2)
         action, log_prob = self.sample(distribution)
         loss_actor, loss_alpha = self.actor_and_temperature_losses(obs, action, log_prob)

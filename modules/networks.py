@@ -137,6 +137,13 @@ def tanh_normal_actor(
     )
 
 
+def tanh_normal_distribution(actor: ProbabilisticActor, spec: EnvSpec, obs: torch.Tensor) -> TanhNormal:
+    """π(·|s) of a :func:`tanh_normal_actor` from the concatenated observation, as its ``get_dist`` builds it:
+    hand-written losses call the network on tensors, without the TensorDict modules around it."""
+    loc, scale = actor.module[0][1].module(obs)
+    return TanhNormal(loc, scale, low=-spec.action_bound, high=spec.action_bound)
+
+
 def gaussian_actor(
     spec: EnvSpec, hidden_sizes: Sequence[int] = HIDDEN_SIZES, activation: Activation = "relu"
 ) -> ProbabilisticActor:

@@ -8,6 +8,7 @@ of an update (docs/algorithms.md#speed); here both critics are one :class:`~modu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,14 @@ from torch import Tensor, nn
 from torchrl.modules import TanhNormal
 
 from modules.base import OfflineRLModule
-from modules.networks import HIDDEN_SIZES, Activation, MLPEnsemble, TargetNetworks, tanh_normal_actor
+from modules.networks import (
+    HIDDEN_SIZES,
+    Activation,
+    MLPEnsemble,
+    TargetNetworks,
+    tanh_normal_actor,
+    tanh_normal_distribution,
+)
 
 
 class SoftActorCritic(OfflineRLModule):
@@ -55,9 +63,7 @@ class SoftActorCritic(OfflineRLModule):
 
     def action_distribution(self, obs: Tensor) -> TanhNormal:
         """π(·|s) from the concatenated observation, as the actor's ``get_dist`` builds it."""
-        loc, scale = self.actor.module[0][1].module(obs)
-        bound = self.env_spec.action_bound
-        return TanhNormal(loc, scale, low=-bound, high=bound)
+        return tanh_normal_distribution(self.actor, self.env_spec, obs)
 
     @staticmethod
     def sample(distribution: TanhNormal, samples: int | None = None) -> tuple[Tensor, Tensor]:
@@ -72,6 +78,21 @@ class SoftActorCritic(OfflineRLModule):
             next_action, next_log_prob = self.sample(distribution)
             value = self.critics(next_obs, next_action).min(0).values.squeeze(-1)
             return value - self.log_alpha.exp() * next_log_prob if entropy_bonus else value
+
+    def data_and_proposal_values(
+        self, obs: Tensor, data_action: Tensor, proposals: list[tuple[Tensor, Tensor]]
+    ) -> tuple[Tensor, Tensor]:
+        """The conservative regulariser's two terms, from one pass of the critics at s, ``(critics, B)`` each: Q at
+        the data's actions, and ``log Σ exp(Q − log density)`` over uniform actions (drawn here, as many per state
+        as the first group of ``proposals``) and the policy's ``proposals``, ``(actions (N, B, A), log π (N, B))``
+        groups drawn before (CQL(H)'s importance-sampled estimator, Kumar et al. 2020, Appendix F)."""
+        bound = self.env_spec.action_bound
+        uniform_action = torch.empty_like(proposals[0][0]).uniform_(-bound, bound)
+        uniform_log_density = torch.full_like(proposals[0][1], -self.env_spec.action_dim * math.log(2 * bound))
+        actions = torch.cat([data_action.unsqueeze(0), uniform_action, *(action for action, _ in proposals)])
+        q_values = self.critics(obs, actions).squeeze(-1)  # (critics, 1 + proposals, B)
+        log_density = torch.cat([uniform_log_density, *(log_prob for _, log_prob in proposals)])
+        return q_values[:, 0], torch.logsumexp(q_values[:, 1:] - log_density, dim=1)
 
     def actor_and_temperature_losses(self, obs: Tensor, action: Tensor, log_prob: Tensor) -> tuple[Tensor, Tensor]:
         """Per row: the actor's ``α log π(a|s) − min_i Q_i(s, a)`` for ``a ~ π(·|s)``, through the critics'
