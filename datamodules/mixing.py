@@ -14,8 +14,9 @@ from typing import Literal
 import numpy as np
 import torch
 from tensordict import TensorDict
-from torchrl.data import LazyTensorStorage, TensorDictReplayBuffer
+from torchrl.data import TensorDictReplayBuffer
 
+from datamodules.row_gather_storage import RowGatherStorage
 from imaginebench.datasets import Transitions, with_instruction_embeddings
 from imaginebench.datasets.episodes import SOURCES
 from imaginebench.errors import UserInputError
@@ -46,7 +47,7 @@ class SourceBuffer:
     def __init__(self, transitions: Transitions, source: int, generator: torch.Generator) -> None:
         self.instruction_embeddings = transitions.instruction_embeddings
         self.source = source
-        self.buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(len(transitions)), generator=generator)
+        self.buffer = TensorDictReplayBuffer(storage=RowGatherStorage(len(transitions)), generator=generator)
         self.buffer.extend(transitions.rows)
         self._drawn: TensorDict | None = None
         self._next_row = 0

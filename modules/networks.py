@@ -346,8 +346,13 @@ class MLPEnsemble(nn.Module):
 
 
 def observation(batch: TensorDictBase, prefix: tuple[str, ...] = ()) -> torch.Tensor:
-    """``state ⊕ instruction_embedding`` of a batch (or of its ``next`` part), for hand-written losses."""
-    return torch.cat([batch.get((*prefix, key)) for key in POLICY_INPUT_KEYS], dim=-1)
+    """``state ⊕ instruction_embedding`` of a batch (or of its ``next`` part), for hand-written losses.
+
+    Under autocast it comes in autocast's dtype: every network reads it through its first layer, which would
+    cast it to that dtype itself, once per network pass (DiscreteBCQ makes five passes a batch)."""
+    obs = torch.cat([batch.get((*prefix, key)) for key in POLICY_INPUT_KEYS], dim=-1)
+    device = obs.device.type
+    return obs.to(torch.get_autocast_dtype(device)) if torch.is_autocast_enabled(device) else obs
 
 
 class TargetNetworks(LossModule):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import torch
 from tensordict import TensorDict
+from torch.nn import functional
 
 from imaginebench.datasets.episodes import EpisodeDataset
 
@@ -28,8 +29,10 @@ class Transitions:
 
 def with_instruction_embeddings(rows: TensorDict, instruction_embeddings: torch.Tensor) -> TensorDict:
     """``rows`` (of :attr:`Transitions.rows`) without ``instruction_id``, with ``instruction_embedding``
-    and ``next.instruction_embedding`` (one tensor: the instruction holds for the whole episode)."""
-    embedding = instruction_embeddings[rows["instruction_id"]]
+    and ``next.instruction_embedding`` (one tensor: the instruction holds for the whole episode). The lookup is
+    ``F.embedding`` (a row copy per id), not ``instruction_embeddings[ids]``, whose ``aten::index`` on a CPU
+    copies element by element."""
+    embedding = functional.embedding(rows["instruction_id"], instruction_embeddings)
     rows = rows.exclude("instruction_id")
     rows["instruction_embedding"] = embedding
     rows["next", "instruction_embedding"] = embedding

@@ -6,6 +6,7 @@ import torch
 
 from modules.base import OfflineRLModule
 from modules.full_precision import FullPrecisionLinear
+from modules.networks import deterministic_action, observation
 from modules.td3_bc import TD3BC
 from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
 
@@ -37,3 +38,20 @@ def test_under_bf16_mixed_the_backward_pass_runs_outside_autocast(monkeypatch):
     bandit = InstructionBandit(CONTINUOUS)
     fit(TD3BC(CONTINUOUS, **SMALL), lambda: bandit.batch(32), max_steps=2, precision="bf16-mixed")
     assert seen == [(False, torch.float32)] * 2
+
+
+def test_under_autocast_the_observation_comes_cast_and_the_networks_compute_the_same():
+    """Casting once per batch in ``observation`` replaces the first layer's cast in every network pass."""
+    torch.manual_seed(0)
+    module, batch = TD3BC(CONTINUOUS, **SMALL), InstructionBandit(CONTINUOUS).batch(16)
+    plain = torch.cat([batch["state"], batch["instruction_embedding"]], -1)
+    assert observation(batch).dtype == torch.float32 and torch.equal(observation(batch), plain)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        obs = observation(batch, ("next",))
+        assert obs.dtype == torch.bfloat16
+        plain = torch.cat([batch["next", "state"], batch["next", "instruction_embedding"]], -1)
+        assert torch.equal(module.critics(obs, batch["action"]), module.critics(plain, batch["action"]))
+        assert torch.equal(
+            deterministic_action(module.actor, module.env_spec, obs),
+            deterministic_action(module.actor, module.env_spec, plain),
+        )

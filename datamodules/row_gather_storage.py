@@ -1,0 +1,35 @@
+"""A TorchRL tensor storage that gathers sampled rows with ``index_select``.
+
+Written by hand because TorchRL 0.14.1's ``TensorStorage.get`` indexes every leaf with ``tensor[index]``
+(``aten::index``), which on a CPU walks the gathered rows element by element: 8,192 random rows of a
+Meta-World state (91 floats) took 1.17 ms that way and 0.32 ms with ``index_select``, which copies each row
+whole. The rows, and so the batches, are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from tensordict import is_tensor_collection
+from torchrl.data import LazyTensorStorage
+
+
+class RowGatherStorage(LazyTensorStorage):
+    """``LazyTensorStorage`` whose ``get`` with a 1-D integer tensor of rows gathers each leaf with
+    ``index_select``; any other index (a slice, an int, several dims) goes through TorchRL's own ``get``."""
+
+    def get(self, index: Any) -> Any:
+        storage = self._storage
+        if not (
+            self.initialized
+            and self._is_full
+            and is_tensor_collection(storage)
+            and isinstance(index, torch.Tensor)
+            and index.dim() == 1
+            and not index.is_floating_point()
+            and index.dtype != torch.bool
+        ):
+            return super().get(index)
+        index = index.to(storage.device)
+        return storage.apply(lambda leaf: leaf.index_select(0, index), batch_size=index.shape)
