@@ -28,7 +28,7 @@ from torchrl.modules import (
 from torchrl.objectives import LossModule
 
 from imaginebench.env_spec import EnvSpec
-from modules.full_precision import FullPrecisionLinear
+from modules.full_precision import FullPrecisionLinear, float32_output
 
 Activation = Literal["relu", "tanh", "elu", "gelu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU}
@@ -233,7 +233,8 @@ class MLPEnsemble(nn.Module):
     functional parameters, and a Python loop over member modules, cost more per call at batch 256 on a
     CPU (docs/algorithms.md#speed). Initialised as the member modules would be: the first layer uniform in
     ``±1/√(x + y)``, the others as ``nn.Linear``. The output layer computes in float32 under bfloat16
-    autocast, as :class:`modules.full_precision.FullPrecisionLinear` does for single networks.
+    autocast, as :class:`modules.full_precision.FullPrecisionLinear` does for single networks, and its gradients
+    in bfloat16 (:func:`modules.full_precision.float32_output`).
     """
 
     def __init__(
@@ -307,9 +308,7 @@ class MLPEnsemble(nn.Module):
         hidden = self.activation(hidden).reshape(members, -1, width)
         for weight, bias in layers[:-1]:
             hidden = self.activation(torch.baddbmm(bias, hidden, weight))
-        weight, bias = layers[-1]
-        with torch.autocast(hidden.device.type, enabled=False):
-            return torch.baddbmm(bias, hidden.to(weight.dtype), weight)
+        return float32_output(hidden, *layers[-1])
 
     @staticmethod
     def _first_part(inputs: torch.Tensor, weight: torch.Tensor, batch: torch.Size, bias: torch.Tensor | None = None):
@@ -327,9 +326,7 @@ class MLPEnsemble(nn.Module):
         hidden = hidden.reshape(-1, hidden.shape[-1])
         for weight, bias in layers[:-1]:
             hidden = self.activation(torch.addmm(bias, hidden, weight))
-        weight, bias = layers[-1]
-        with torch.autocast(hidden.device.type, enabled=False):
-            return torch.addmm(bias, hidden.to(weight.dtype), weight)
+        return float32_output(hidden, *layers[-1])
 
     def one_member_per_row(self, x: torch.Tensor, y: torch.Tensor, member_of_row: torch.Tensor) -> torch.Tensor:
         """``forward(x, y)[member_of_row, arange(B)]`` for ``(B, ·)`` inputs, running each member only on

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from modules.base import OfflineRLModule
-from modules.full_precision import FullPrecisionLinear
+from modules.full_precision import FLOAT32_ROWS, FullPrecisionLinear, float32_output
 from modules.networks import deterministic_action, observation
 from modules.td3_bc import TD3BC
 from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
@@ -55,3 +56,28 @@ def test_under_autocast_the_observation_comes_cast_and_the_networks_compute_the_
             deterministic_action(module.actor, module.env_spec, obs),
             deterministic_action(module.actor, module.env_spec, plain),
         )
+
+
+@pytest.mark.parametrize("shape", [(2 * FLOAT32_ROWS + 5, 16), (3, 40, 16)])
+@pytest.mark.parametrize("outputs", [1, 3])
+def test_float32_output_computes_in_float32_and_its_gradients_in_the_hidden_dtype(shape, outputs):
+    """The ensembles' output layer: the value exact in float32 (not rounded to bfloat16), the gradients those of
+    the float32 product to bfloat16 precision, the gradient to ``hidden`` in bfloat16 as autocast would give it."""
+    generator = torch.Generator().manual_seed(0)
+    members = shape[:-2]
+    hidden = torch.randn(shape, generator=generator).to(torch.bfloat16).requires_grad_()
+    weight = torch.randn(*members, shape[-1], outputs, generator=generator).requires_grad_()
+    bias = torch.randn(*members, 1, outputs, generator=generator).requires_grad_()
+    upstream = torch.randn(*shape[:-1], outputs, generator=generator)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        output = float32_output(hidden, weight, bias)
+    gradients = torch.autograd.grad(output, (hidden, weight, bias), upstream)
+    full = hidden.detach().float().requires_grad_()
+    reference = torch.matmul(full, weight) + bias
+    expected = torch.autograd.grad(reference, (full, weight, bias), upstream)
+    assert output.dtype == torch.float32 and gradients[0].dtype == torch.bfloat16
+    torch.testing.assert_close(output, reference, rtol=1e-5, atol=1e-5)
+    assert not torch.equal(output, output.to(torch.bfloat16).float())
+    for ours, theirs in zip(gradients, expected):
+        torch.testing.assert_close(ours.float(), theirs, rtol=2e-2, atol=2e-2 * theirs.abs().max().item())
+    assert torch.equal(gradients[2], expected[2])  # the bias's gradient is a float32 sum
