@@ -12,13 +12,14 @@ from tensordict import TensorDict, TensorDictBase
 from tensordict.nn import TensorDictModuleBase
 from torch import Tensor
 from torchrl.envs.utils import ExplorationType, set_exploration_type
-from torchrl.objectives import HardUpdate, SoftUpdate
+from torchrl.objectives import HardUpdate
 from torchrl.objectives.utils import TargetNetUpdater
 
 from imaginebench.datasets.episodes import SOURCES
 from imaginebench.env_spec import EnvSpec
 from imaginebench.errors import UserInputError
 from imaginebench.upstream.lightning_logging import lightning_logs_this_step
+from modules.target_updates import ForeachSoftUpdate
 
 
 class OfflineRLModule(LightningModule):
@@ -99,11 +100,11 @@ class OfflineRLModule(LightningModule):
 
     def make_target_updater(self, targets: Any, update_interval: int, tau: float) -> TargetNetUpdater:
         """``update_interval`` > 0: copy the targets every that many updates (DQN); 0: move them by
-        ``tau`` each update (Polyak). TorchRL's ``HardUpdate`` copies on the step after its counter
-        reaches its interval, hence the ``- 1``."""
+        ``tau`` each update (Polyak; TorchRL's ``SoftUpdate`` as one foreach lerp). TorchRL's ``HardUpdate``
+        copies on the step after its counter reaches its interval, hence the ``- 1``."""
         if update_interval > 0:
             return HardUpdate(targets, value_network_update_interval=update_interval - 1)
-        return SoftUpdate(targets, tau=tau)
+        return ForeachSoftUpdate(targets, tau=tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         """``[{"params": ..., "lr": ...}, ...]``: every trainable parameter in exactly one group."""

@@ -8,7 +8,6 @@ from typing import Any
 import torch
 from tensordict import TensorDictBase
 from torch import Tensor
-from torchrl.objectives import SoftUpdate
 
 from modules.base import OfflineRLModule
 from modules.networks import (
@@ -67,7 +66,7 @@ class IQL(OfflineRLModule):
             self.critics = MLPEnsemble(2, spec, spec.action_dim, 1, hidden_sizes, activation)
         self.value = observation_mlp(spec, 1, hidden_sizes, activation)
         self.targets = TargetNetworks(critics=self.critics)
-        self.target_updater = SoftUpdate(self.targets, tau=tau)
+        self.target_updater = self.make_target_updater(self.targets, 0, tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         return [

@@ -8,7 +8,6 @@ from typing import Any
 import torch
 from tensordict import TensorDictBase
 from torch import Tensor
-from torchrl.objectives import SoftUpdate
 
 from modules.base import OfflineRLModule
 from modules.networks import (
@@ -62,7 +61,7 @@ class TD3BC(OfflineRLModule):
         self.policy = self.actor = deterministic_actor(self.env_spec, hidden_sizes, activation)
         self.critics = MLPEnsemble(2, self.env_spec, self.env_spec.action_dim, 1, hidden_sizes, activation)
         self.targets = TargetNetworks(actor=self.actor, critics=self.critics)
-        self.target_updater = SoftUpdate(self.targets, tau=tau)
+        self.target_updater = self.make_target_updater(self.targets, 0, tau)
 
     def parameter_groups(self) -> list[dict[str, Any]]:
         return [
