@@ -287,7 +287,13 @@ def write_report(
         lines += ["", "## Imaginary rollouts", "", "Replayed in the simulator (`imaginebench rollout-quality`).", ""]
         lines += quality_table(reports)
     if peers:
-        lines += ["", "## Checks against d3rlpy", "", "Train-level success, `benchmarks/peer_check.py`.", ""]
+        lines += [
+            "",
+            "## Checks against d3rlpy",
+            "",
+            "Train-level success (%), `benchmarks/peer_check.py`: mean ± the half-width of the 95 % Student-t interval over seeds, as above.",
+            "",
+        ]
         lines += PEER_HEADER + [
             row for path, content in read_json_files(peers) for row in peer_rows(peer_env(path), content)
         ]
