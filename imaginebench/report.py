@@ -291,7 +291,8 @@ def write_report(
             "",
             "## Checks against d3rlpy",
             "",
-            "Train-level success (%), `benchmarks/peer_check.py`: mean ± the half-width of the 95 % Student-t interval over seeds, as above.",
+            "Train-level success (%), `benchmarks/peer_check.py`: mean ± the half-width of the 95 % Student-t "
+            "interval over seeds, as above.",
             "",
         ]
         lines += PEER_HEADER + [

@@ -11,7 +11,7 @@ class ForeachSoftUpdate(SoftUpdate):
     """TorchRL's ``SoftUpdate`` (same construction, same result) whose ``step`` is one ``torch._foreach_lerp_``.
 
     Written by hand because TorchRL 0.14.1's step walks its TensorDicts network by network and leaf by leaf:
-    for TD3+BC's actor and critics (566,534 weights) it took 0.62 ms a call, of which the lerp itself is 0.23.
+    for TD3+BC's actor and critics (566,534 weights) it took 0.55 ms a call, the one lerp 0.26 (Xeon, 1 thread).
     The pairs of tensors are looked up once and again whenever the first pair's tensors are no longer those
     TorchRL holds (after ``module.to(...)``, which replaces the target tensors).
     """
