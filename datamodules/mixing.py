@@ -16,10 +16,10 @@ import torch
 from tensordict import TensorDict
 from torchrl.data import TensorDictReplayBuffer
 
-from datamodules.row_gather_storage import RowGatherStorage
 from imaginebench.datasets import Transitions, with_instruction_embeddings
 from imaginebench.datasets.episodes import SOURCES
 from imaginebench.errors import UserInputError
+from imaginebench.upstream.torchrl_storage import RowGatherStorage
 
 SOURCE_REAL = SOURCES.index("real")
 SOURCE_IMAGINARY = SOURCES.index("imaginary")

@@ -19,7 +19,7 @@ from imaginebench.datasets.episodes import SOURCES
 from imaginebench.env_spec import EnvSpec
 from imaginebench.errors import UserInputError
 from imaginebench.upstream.lightning_logging import lightning_logs_this_step
-from modules.target_updates import ForeachSoftUpdate
+from imaginebench.upstream.torchrl_soft_update import ForeachSoftUpdate
 
 
 class OfflineRLModule(LightningModule):

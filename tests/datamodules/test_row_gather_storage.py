@@ -3,7 +3,7 @@ import torch
 from tensordict import TensorDict
 from torchrl.data import LazyTensorStorage
 
-from datamodules.row_gather_storage import RowGatherStorage
+from imaginebench.upstream.torchrl_storage import RowGatherStorage
 
 
 def rows(count: int) -> TensorDict:

@@ -1,7 +1,7 @@
 import torch
 from torchrl.objectives import SoftUpdate
 
-from modules.target_updates import ForeachSoftUpdate
+from imaginebench.upstream.torchrl_soft_update import ForeachSoftUpdate
 from modules.td3_bc import TD3BC
 from tests.modules.synthetic import CONTINUOUS, SMALL
 
