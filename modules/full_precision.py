@@ -47,9 +47,8 @@ class _Float32Product(torch.autograd.Function):
     @staticmethod
     def forward(ctx, hidden: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
         ctx.save_for_backward(hidden, weight)
-        product = torch.baddbmm if hidden.dim() == 3 else torch.addmm
         parts = hidden.split(FLOAT32_ROWS, dim=-2)
-        return torch.cat([product(bias, part.to(weight.dtype), weight) for part in parts], dim=-2)
+        return torch.cat([_affine(bias, part.to(weight.dtype), weight) for part in parts], dim=-2)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
@@ -71,5 +70,10 @@ def float32_output(hidden: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     autocast, whatever ``hidden``'s dtype; ``bias`` is ``(1, out)`` or ``(members, 1, out)``."""
     with torch.autocast(hidden.device.type, enabled=False):
         if hidden.dtype == weight.dtype:
-            return torch.baddbmm(bias, hidden, weight) if hidden.dim() == 3 else torch.addmm(bias, hidden, weight)
+            return _affine(bias, hidden, weight)
         return _Float32Product.apply(hidden, weight, bias)
+
+
+def _affine(bias: Tensor, hidden: Tensor, weight: Tensor) -> Tensor:
+    """``bias + hidden @ weight`` for a 2-D or batched 3-D ``hidden``, in their dtype."""
+    return torch.baddbmm(bias, hidden, weight) if hidden.dim() == 3 else torch.addmm(bias, hidden, weight)

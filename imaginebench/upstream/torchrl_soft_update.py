@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from tensordict import NestedKey
 from torch import Tensor
 from torchrl.objectives import SoftUpdate
 
@@ -18,29 +19,31 @@ class ForeachSoftUpdate(SoftUpdate):
     """
 
     _pairs: tuple[list[Tensor], list[Tensor]] | None = None
+    _first_keys: tuple[NestedKey, NestedKey] | None = None  # the first pair's source and target keys
 
     def step(self) -> None:
         if not self.initialized:
             return super().step()  # TorchRL's error
-        sources, targets = self._pairs if self._current(self._pairs) else self._look_up()
+        if not self._pairs_current():
+            self._look_up()
+        sources, targets = self._pairs
         with torch.no_grad():
             torch._foreach_lerp_(targets, sources, 1 - self.eps)
 
-    def _look_up(self) -> tuple[list[Tensor], list[Tensor]]:
+    def _look_up(self) -> None:
         keys = list(self._sources.keys(include_nested=True, leaves_only=True))
         sources = [self._sources.get(key).data for key in keys]
         targets = [self._targets.get(self._target_key(key)) for key in keys]
         if any(target.requires_grad for target in targets):
             raise RuntimeError("the target parameter is part of a graph.")
-        self._pairs = sources, targets
-        return self._pairs
+        self._pairs, self._first_keys = (sources, targets), (keys[0], self._target_key(keys[0]))
 
-    def _current(self, pairs: tuple[list[Tensor], list[Tensor]] | None) -> bool:
-        if pairs is None:
+    def _pairs_current(self) -> bool:
+        if self._pairs is None:
             return False
-        key = next(iter(self._sources.keys(include_nested=True, leaves_only=True)))
-        source, target = self._sources.get(key), self._targets.get(self._target_key(key))
-        return pairs[0][0].data_ptr() == source.data_ptr() and pairs[1][0] is target
+        (sources, targets), (source_key, target_key) = self._pairs, self._first_keys
+        held_source, held_target = self._sources.get(source_key), self._targets.get(target_key)
+        return sources[0].data_ptr() == held_source.data_ptr() and targets[0] is held_target
 
     @staticmethod
     def _target_key(key: str | tuple[str, ...]) -> tuple[str, ...]:
