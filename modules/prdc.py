@@ -114,10 +114,10 @@ class PRDC(TD3BC):
         points = torch.cat([beta * transitions["state"], transitions["action"]], -1)
         self.dataset_index.index(points, beta * transitions["instruction_embedding"])
 
-    def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
+    def actor_loss(self, batch: TensorDictBase, obs: Tensor | None = None) -> tuple[Tensor, dict[str, Tensor]]:
         if len(self.dataset_index) == 0:
             raise RuntimeError("PRDC: no dataset indexed; fit with an OfflineDataModule or call index_dataset()")
-        action, q_value, lmbd = self.policy_and_value(batch)
+        action, q_value, lmbd = self.policy_and_value(batch, obs)
         with torch.no_grad():
             beta, index = self.hparams.beta, self.dataset_index
             query = torch.cat([beta * batch["state"], action], -1)

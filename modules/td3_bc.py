@@ -69,9 +69,10 @@ class TD3BC(OfflineRLModule):
             {"params": self.critics.parameters(), "lr": self.hparams.critic_lr},
         ]
 
-    def critic_loss(self, batch: TensorDictBase) -> tuple[Tensor, Tensor]:
+    def critic_loss(self, batch: TensorDictBase, obs: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``Σ_i mean (Q_i(s, a) − y)²`` with ``y = r + γ (1 − terminated) min_i Q'_i(s', clip(π'(s') + ε))``,
-        and the squared TD errors ``(critics, B)``. ε is drawn first, as TorchRL draws it."""
+        and the squared TD errors ``(critics, B)``. ε is drawn first, as TorchRL draws it. ``obs``: the batch's
+        :func:`~modules.networks.observation`, where the caller has built it (the actor's loss reads it too)."""
         action, bound = batch[ACTION], self.env_spec.action_bound
         noise_clip = self.hparams.noise_clip * bound
         noise = (torch.randn_like(action) * (self.hparams.policy_noise * bound)).clamp(-noise_clip, noise_clip)
@@ -82,36 +83,39 @@ class TD3BC(OfflineRLModule):
             with self.targets.target("critics"):
                 next_value = self.critics(next_obs, next_action).min(0).values
             target = self.bootstrapped(batch, next_value)
-        td_error = (self.critics(observation(batch), action) - target).pow(2).squeeze(-1)
+        obs = observation(batch) if obs is None else obs
+        td_error = (self.critics(obs, action) - target).pow(2).squeeze(-1)
         return td_error.mean(-1).sum(), td_error
 
-    def policy_and_value(self, batch: TensorDictBase) -> tuple[Tensor, Tensor, Tensor]:
+    def policy_and_value(self, batch: TensorDictBase, obs: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
         """``π(s)``, ``Q₁(s, π(s))`` through detached critic parameters (the critics get no gradient
         from the actor loss) and ``λ = alpha / mean |Q₁|``. Only the first critic runs: TorchRL
         0.14.1's ``TD3BCLoss.actor_loss`` runs both and keeps the first."""
-        obs = observation(batch)
+        obs = observation(batch) if obs is None else obs
         action = deterministic_action(self.actor, self.env_spec, obs)
         q_value = self.critics(obs, action, slice(0, 1), frozen=True)[0]
         return action, q_value, self.hparams.alpha / q_value.abs().mean().detach()
 
-    def actor_loss(self, batch: TensorDictBase) -> tuple[Tensor, dict[str, Tensor]]:
+    def actor_loss(self, batch: TensorDictBase, obs: Tensor | None = None) -> tuple[Tensor, dict[str, Tensor]]:
         """``−λ Q₁(s, π(s)) + mean (π(s) − a)²`` (Eq. 3) and its parts."""
-        action, q_value, lmbd = self.policy_and_value(batch)
+        action, q_value, lmbd = self.policy_and_value(batch, obs)
         loss_bc = (action - batch[ACTION]).pow(2).mean()
         return -lmbd * q_value.mean() + loss_bc, {"loss_bc": loss_bc, "lmbd": lmbd}
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
-        loss_qvalue, _ = self.critic_loss(batch)
-        loss_actor, actor_metrics = self.actor_loss(batch)
+        obs = observation(batch)
+        loss_qvalue, _ = self.critic_loss(batch, obs)
+        loss_actor, actor_metrics = self.actor_loss(batch, obs)
         return {"loss_qvalue": loss_qvalue, "loss_actor": loss_actor, **actor_metrics}
 
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
-        loss_qvalue, td_error = self.critic_loss(batch)
+        obs = observation(batch)  # once for both losses
+        loss_qvalue, td_error = self.critic_loss(batch, obs)
         metrics = {"loss_qvalue": loss_qvalue}
         updates_actor = (self.global_step + 1) % self.hparams.actor_update_interval == 0
         loss = loss_qvalue
         if updates_actor:
-            loss_actor, actor_metrics = self.actor_loss(batch)
+            loss_actor, actor_metrics = self.actor_loss(batch, obs)
             loss = loss + loss_actor
             metrics.update(loss_actor=loss_actor, **actor_metrics)
         self.gradient_step(loss)
