@@ -130,7 +130,11 @@ class MixedSampler:
             for buffer, count in ((self.real, num_real), (self.imaginary, batch_size - num_real))
             if count
         ]
-        return parts[0] if len(parts) == 1 else torch.cat(parts)
+        if len(parts) == 1:
+            return parts[0]
+        batch = torch.cat([part.exclude(("next", "instruction_embedding")) for part in parts])
+        batch["next", "instruction_embedding"] = batch["instruction_embedding"]  # one tensor, as in each part
+        return batch
 
     def every_row(self) -> TensorDict:
         """All transitions of both sources, real first, in the layout of :meth:`sample`."""

@@ -21,8 +21,8 @@ from modules.networks import (
     Activation,
     MLPEnsemble,
     TargetNetworks,
-    observation,
     observation_and_input_mlp,
+    observations,
     policy_input,
 )
 
@@ -131,7 +131,7 @@ class BCQ(OfflineRLModule):
         return [{"params": [p for network in networks for p in network.parameters()], "lr": self.hparams.lr}]
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
-        obs, next_obs, action = observation(batch), observation(batch, ("next",)), batch["action"]
+        (obs, next_obs), action = observations(batch), batch["action"]
         reconstruction, mean, log_std = self.vae(obs, action)
         kl = 0.5 * (mean.pow(2) + (2 * log_std).exp() - 2 * log_std - 1).sum(-1)
         loss_vae = (reconstruction - action).pow(2).mean(-1) + self.hparams.kl_weight * kl

@@ -8,7 +8,7 @@ import torch
 from tensordict import TensorDictBase
 from torch import Tensor
 
-from modules.networks import ACTION, HIDDEN_SIZES, Activation, observation
+from modules.networks import ACTION, HIDDEN_SIZES, Activation, observations
 from modules.soft_actor_critic import SoftActorCritic
 
 
@@ -62,7 +62,7 @@ class CQL(SoftActorCritic):
         critic's squared TD error, and ``entropy``, ``−log π(a|s)`` of the actor's action (``CQLLoss`` logged
         both). Random draws in TorchRL's order: a' at s', the proposals at s and at s', the uniform ones, the
         actor's action at s."""
-        obs, next_obs, data_action = observation(batch), observation(batch, ("next",)), batch[ACTION]
+        (obs, next_obs), data_action = observations(batch), batch[ACTION]
         with torch.no_grad():
             next_distribution = self.action_distribution(next_obs)
         target = self.bootstrapped(batch, self.target_value(next_obs, next_distribution, False).unsqueeze(-1))

@@ -21,8 +21,8 @@ from modules.networks import (
     OBSERVATION,
     Activation,
     TargetNetworks,
-    observation,
     observation_mlp,
+    observations,
     policy_input,
 )
 
@@ -94,7 +94,7 @@ class DiscreteBCQ(OfflineRLModule):
         return [{"params": [p for network in networks for p in network.parameters()], "lr": self.hparams.lr}]
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
-        obs, next_obs, action = observation(batch), observation(batch, ("next",)), batch["action"]
+        (obs, next_obs), action = observations(batch), batch["action"]
         with torch.no_grad():
             next_q = self.q_network(next_obs).masked_fill(
                 ~supported(self.imitation(next_obs), self.hparams.action_threshold), float("-inf")

@@ -19,8 +19,8 @@ from modules.networks import (
     TargetNetworks,
     categorical_actor,
     gaussian_actor,
-    observation,
     observation_mlp,
+    observations,
 )
 
 
@@ -84,7 +84,7 @@ class IQL(OfflineRLModule):
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
         """Per-row ``loss_actor``, ``loss_qvalue`` (summed over the critics) and ``loss_value``."""
-        obs, action = observation(batch), batch[ACTION]
+        (obs, next_obs), action = observations(batch), batch[ACTION]
         with torch.no_grad(), self.targets.target("critics"):
             target_q = self.q_at_data(obs, action).min(0).values
         value = self.value(obs).squeeze(-1)
@@ -92,7 +92,7 @@ class IQL(OfflineRLModule):
         expectile = self.hparams.expectile
         loss_value = torch.where(difference > 0, expectile, 1 - expectile) * difference.pow(2)
         with torch.no_grad():
-            target = self.bootstrapped(batch, self.value(observation(batch, ("next",)))).squeeze(-1)
+            target = self.bootstrapped(batch, self.value(next_obs)).squeeze(-1)
         loss_qvalue = (self.q_at_data(obs, action) - target).pow(2).sum(0)
         log_prob = self.policy.get_dist(batch.select(*POLICY_INPUT_KEYS)).log_prob(action)
         weight = torch.exp((target_q - value.detach()) * self.hparams.temperature).clamp_max(100)

@@ -19,6 +19,7 @@ from modules.networks import (
     deterministic_action,
     deterministic_actor,
     observation,
+    observations,
 )
 
 
@@ -69,21 +70,22 @@ class TD3BC(OfflineRLModule):
             {"params": self.critics.parameters(), "lr": self.hparams.critic_lr},
         ]
 
-    def critic_loss(self, batch: TensorDictBase, obs: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def critic_loss(
+        self, batch: TensorDictBase, observed: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor, Tensor]:
         """``Σ_i mean (Q_i(s, a) − y)²`` with ``y = r + γ (1 − terminated) min_i Q'_i(s', clip(π'(s') + ε))``,
-        and the squared TD errors ``(critics, B)``. ε is drawn first, as TorchRL draws it. ``obs``: the batch's
-        :func:`~modules.networks.observation`, where the caller has built it (the actor's loss reads it too)."""
+        and the squared TD errors ``(critics, B)``. ε is drawn first, as TorchRL draws it. ``observed``: the batch's
+        :func:`~modules.networks.observations`, where the caller has built them (the actor's loss reads the first)."""
         action, bound = batch[ACTION], self.env_spec.action_bound
         noise_clip = self.hparams.noise_clip * bound
         noise = (torch.randn_like(action) * (self.hparams.policy_noise * bound)).clamp(-noise_clip, noise_clip)
+        obs, next_obs = observations(batch) if observed is None else observed
         with torch.no_grad():
-            next_obs = observation(batch, ("next",))
             with self.targets.target("actor"):
                 next_action = (deterministic_action(self.actor, self.env_spec, next_obs) + noise).clamp(-bound, bound)
             with self.targets.target("critics"):
                 next_value = self.critics(next_obs, next_action).min(0).values
             target = self.bootstrapped(batch, next_value)
-        obs = observation(batch) if obs is None else obs
         td_error = (self.critics(obs, action) - target).pow(2).squeeze(-1)
         return td_error.mean(-1).sum(), td_error
 
@@ -103,19 +105,19 @@ class TD3BC(OfflineRLModule):
         return -lmbd * q_value.mean() + loss_bc, {"loss_bc": loss_bc, "lmbd": lmbd}
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
-        obs = observation(batch)
-        loss_qvalue, _ = self.critic_loss(batch, obs)
-        loss_actor, actor_metrics = self.actor_loss(batch, obs)
+        observed = observations(batch)
+        loss_qvalue, _ = self.critic_loss(batch, observed)
+        loss_actor, actor_metrics = self.actor_loss(batch, observed[0])
         return {"loss_qvalue": loss_qvalue, "loss_actor": loss_actor, **actor_metrics}
 
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
-        obs = observation(batch)  # once for both losses
-        loss_qvalue, td_error = self.critic_loss(batch, obs)
+        observed = observations(batch)  # once for both losses
+        loss_qvalue, td_error = self.critic_loss(batch, observed)
         metrics = {"loss_qvalue": loss_qvalue}
         updates_actor = (self.global_step + 1) % self.hparams.actor_update_interval == 0
         loss = loss_qvalue
         if updates_actor:
-            loss_actor, actor_metrics = self.actor_loss(batch, obs)
+            loss_actor, actor_metrics = self.actor_loss(batch, observed[0])
             loss = loss + loss_actor
             metrics.update(loss_actor=loss_actor, **actor_metrics)
         self.gradient_step(loss)

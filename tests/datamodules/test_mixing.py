@@ -39,6 +39,8 @@ def test_ratio_mode_gives_exact_counts_and_true_source_flags(mix_ratio_real, bat
     assert set(batch.keys(include_nested=True, leaves_only=True)) == BATCH_KEYS
     assert int((batch["source"] == SOURCE_REAL).sum()) == round(mix_ratio_real * batch_size)
     assert_rows_match_origin(batch)
+    # one tensor for both, as in each source's rows (networks.observations casts it once)
+    assert batch["next", "instruction_embedding"] is batch["instruction_embedding"]
 
 
 @settings(max_examples=10, deadline=None)

@@ -7,7 +7,7 @@ import torch
 
 from modules.base import OfflineRLModule
 from modules.full_precision import FLOAT32_ROWS, FullPrecisionLinear, float32_output
-from modules.networks import deterministic_action, observation
+from modules.networks import deterministic_action, observation, observations
 from modules.td3_bc import TD3BC
 from tests.modules.synthetic import CONTINUOUS, SMALL, InstructionBandit, fit
 
@@ -56,6 +56,26 @@ def test_under_autocast_the_observation_comes_cast_and_the_networks_compute_the_
             deterministic_action(module.actor, module.env_spec, obs),
             deterministic_action(module.actor, module.env_spec, plain),
         )
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+@pytest.mark.parametrize("shared", [False, True])
+def test_observations_are_both_observations_of_the_batch_cast_as_a_whole_would_be(autocast, shared):
+    """Casting the parts before joining them, and an embedding tensor both parts hold (as the datamodule's
+    batches do) once, changes no value."""
+    batch = InstructionBandit(CONTINUOUS).batch(16)
+    embedding = batch["instruction_embedding"]
+    batch["next", "instruction_embedding"] = embedding if shared else embedding + 1
+    expected = [
+        torch.cat([batch[(*prefix, "state")], batch[(*prefix, "instruction_embedding")]], -1)
+        for prefix in ((), ("next",))
+    ]
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+        pair, single = observations(batch), (observation(batch), observation(batch, ("next",)))
+    dtype = torch.bfloat16 if autocast else torch.float32
+    for ours, one, theirs in zip(pair, single, expected, strict=True):
+        assert ours.dtype == one.dtype == dtype
+        assert torch.equal(ours, theirs.to(dtype)) and torch.equal(one, theirs.to(dtype))
 
 
 @pytest.mark.parametrize("shape", [(2 * FLOAT32_ROWS + 5, 16), (3, 40, 16)])
