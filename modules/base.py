@@ -186,5 +186,17 @@ class OfflineRLModule(LightningModule):
             checkpoint["target_updater"] = self.target_updater.state_dict()
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        """Refuses, in one line, weights laid out for other networks (a checkpoint of an older imaginebench whose
+        critics were TorchRL's, or one of another algorithm): torch's own error lists every key, hundreds of lines."""
+        built = set(self.state_dict())
+        stored = set(checkpoint.get("state_dict", built))
+        if built != stored:
+            missing, unexpected = sorted(built - stored), sorted(stored - built)
+            raise UserInputError(
+                f"the checkpoint's weights do not fit {type(self).__name__} as this version builds it: "
+                f"{len(missing)} missing (first {missing[:2]}), {len(unexpected)} unexpected (first {unexpected[:2]}); "
+                "was it written by an older imaginebench or another algorithm? Train anew, or evaluate it at the "
+                "commit that wrote it"
+            )
         if self.target_updater is not None and "target_updater" in checkpoint:
             self.target_updater.load_state_dict(checkpoint["target_updater"])

@@ -59,6 +59,12 @@ def inputs(tmp_path_factory) -> Path:
     )
     (root / "text.ckpt").write_text("not a checkpoint\n")
     torch.save({"weights": torch.zeros(2)}, root / "plain-torch.ckpt")
+    old_layout = {  # a BC checkpoint whose weights carry names this version does not build
+        "state_dict": {"actor.module.0.weight": torch.zeros(2), "actor.module.0.bias": torch.zeros(2)},
+        "pytorch-lightning_version": "2.6.0",
+        "hyper_parameters": {"_class_path": "modules.bc.BC"},
+    }
+    torch.save(old_layout, root / "old-layout.ckpt")
     (root / "a-file").write_text("x")
     (root / "not-a-dataset").mkdir()
     config = {
@@ -131,6 +137,11 @@ BAD_INPUTS = {
     "ckpt-of-another-module": (
         fit("--ckpt_path", SHIPPED_CKPT),
         r"--ckpt_path \S+grounding.ckpt names no module class .*this config trains modules.bc.BC",
+    ),
+    "ckpt-old-layout": (
+        fit("--ckpt_path", "{in}/old-layout.ckpt", subcommand="validate"),
+        r"the checkpoint's weights do not fit BC as this version builds it: \d+ missing .* 2 unexpected "
+        r"\(first \['actor.module.0.bias', 'actor.module.0.weight'\]\); was it written by an older imaginebench",
     ),
     "config-missing": (
         ["fit", "--config", "{in}/nope.yaml"],
