@@ -13,10 +13,10 @@ from modules.base import OfflineRLModule
 from modules.networks import (
     ACTION,
     HIDDEN_SIZES,
-    POLICY_INPUT_KEYS,
     Activation,
     MLPEnsemble,
     TargetNetworks,
+    actor_distribution,
     categorical_actor,
     gaussian_actor,
     observation_mlp,
@@ -94,7 +94,7 @@ class IQL(OfflineRLModule):
         with torch.no_grad():
             target = self.bootstrapped(batch, self.value(next_obs)).squeeze(-1)
         loss_qvalue = (self.q_at_data(obs, action) - target).pow(2).sum(0)
-        log_prob = self.policy.get_dist(batch.select(*POLICY_INPUT_KEYS)).log_prob(action)
+        log_prob = actor_distribution(self.policy, self.env_spec, obs).log_prob(action)
         weight = torch.exp((target_q - value.detach()) * self.hparams.temperature).clamp_max(100)
         return {"loss_actor": -(weight * log_prob), "loss_qvalue": loss_qvalue, "loss_value": loss_value}
 

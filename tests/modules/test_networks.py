@@ -3,8 +3,17 @@ import torch
 from torch import nn
 
 from imaginebench.env_spec import EnvSpec
-from modules.networks import MLPEnsemble, TwoInputMLP
+from modules.networks import (
+    POLICY_INPUT_KEYS,
+    MLPEnsemble,
+    TwoInputMLP,
+    actor_distribution,
+    categorical_actor,
+    gaussian_actor,
+    observation,
+)
 from tests.modules.ensembles import ensemble_gradients, member_as_mlp, member_as_two_input_mlp
+from tests.modules.synthetic import CONTINUOUS, DISCRETE, InstructionBandit
 
 
 def test_two_input_mlp_is_initialised_like_one_linear_layer_on_the_concatenation():
@@ -89,3 +98,24 @@ def test_a_stacked_ensemble_without_a_second_input_is_an_mlp_per_member():
     states = torch.randn(9, 8)
     expected = torch.stack([member_as_mlp(ensemble, index)(states) for index in range(2)])
     torch.testing.assert_close(ensemble(states), expected)
+
+
+@pytest.mark.parametrize(
+    ("env_spec", "build"),
+    [
+        (DISCRETE, categorical_actor),
+        (CONTINUOUS, gaussian_actor),
+        ({**CONTINUOUS, "action_bound": 2.0}, gaussian_actor),
+    ],
+    ids=["categorical", "gaussian", "gaussian-bound-2"],
+)
+def test_actor_distribution_on_tensors_is_the_actor_modules_distribution(env_spec, build):
+    torch.manual_seed(0)
+    spec = EnvSpec(**env_spec)
+    actor = build(spec, (32, 32))
+    batch = InstructionBandit(env_spec).batch(16)
+    action = batch["action"] if spec.is_discrete else batch["action"] * spec.action_bound
+    theirs = actor.get_dist(batch.select(*POLICY_INPUT_KEYS)).log_prob(action)
+    ours = actor_distribution(actor, spec, observation(batch)).log_prob(action)
+    assert ours.shape == theirs.shape == batch.shape
+    torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6)

@@ -17,7 +17,7 @@ def test_foreach_soft_update_moves_the_targets_as_torchrl_does_also_after_the_mo
     assert isinstance(ours.target_updater, ForeachSoftUpdate)
     reference = SoftUpdate(theirs.targets, tau=ours.hparams.tau)
     for round_ in range(5):
-        if round_ == 3:  # replaces every target tensor: the updater must follow
+        if round_ == 3:  # new storage for every tensor: the updater must follow
             ours, theirs = ours.to(torch.float64), theirs.to(torch.float64)
         before = targets_of(ours)
         for module in (ours, theirs):
