@@ -23,16 +23,22 @@ class ParameterShadow:
         self.network, self.tensors = network, tensors
         self._shadows: list[tuple[nn.Module, str, Tensor]] = []
         self._first_key: tuple[str, ...] = ()
+        self._depth = 0  # a pass nested in another keeps the outer one's tensors in place until the outer ends
 
     def __enter__(self) -> None:
+        self._depth += 1
+        if self._depth > 1:
+            return
         if not self._shadows or self.tensors.get(self._first_key) is not self._shadows[0][2]:
             self._look_up()
         for owner, name, tensor in self._shadows:
             owner.__dict__[name] = tensor
 
     def __exit__(self, *exception) -> None:
-        for owner, name, _ in self._shadows:
-            del owner.__dict__[name]
+        self._depth -= 1
+        if self._depth == 0:
+            for owner, name, _ in self._shadows:
+                del owner.__dict__[name]
 
     def _look_up(self) -> None:
         self._shadows = []

@@ -60,6 +60,11 @@ def test_inside_target_every_weight_read_is_the_target_tensor_and_after_it_the_p
             with pytest.raises(RuntimeError), module.targets.target(name):
                 raise RuntimeError("inside")
             assert all(a is b for a, b in zip(held(network, keys), parameters, strict=True))
+            with module.targets.target(name):
+                with module.targets.target(name):  # nested: the outer pass keeps the targets after the inner one
+                    pass
+                assert all(a is b for a, b in zip(held(network, keys), targets.values(True, True), strict=True))
+            assert all(a is b for a, b in zip(held(network, keys), parameters, strict=True))
 
 
 def test_a_target_pass_computes_what_a_network_holding_the_target_weights_computes():
