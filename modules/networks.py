@@ -387,6 +387,7 @@ class TargetNetworks(LossModule):
 
     def __init__(self, **networks: nn.Module) -> None:
         super().__init__()
+        self._shadows: dict[str, ParameterShadow] = {}  # one per network, made at its first target pass
         with warnings.catch_warnings():  # the names are dynamic, so not class annotations
             warnings.filterwarnings("ignore", message="The name .* wasn't part of the annotations")
             for name, network in networks.items():
@@ -396,10 +397,9 @@ class TargetNetworks(LossModule):
         """``with targets.target("critic"): critic(x)`` evaluates the target critic. The target tensors go in as
         they are, through a :class:`~modules.parameter_shadow.ParameterShadow` kept per network (tensordict's
         ``to_module`` did the same at 150 times the cost)."""
-        shadows = self.__dict__.setdefault("_shadows", {})
-        if name not in shadows:
-            shadows[name] = ParameterShadow(getattr(self, name), getattr(self, f"target_{name}_params"))
-        return shadows[name]
+        if name not in self._shadows:
+            self._shadows[name] = ParameterShadow(getattr(self, name), getattr(self, f"target_{name}_params"))
+        return self._shadows[name]
 
     def __repr__(self) -> str:  # LossModule's repr asks for in_keys, which this holder has none of
         return f"{type(self).__name__}({', '.join(name for name in self.__dict__ if f'target_{name}_params' in self._modules)})"

@@ -41,9 +41,9 @@ class ParameterShadow:
                 del owner.__dict__[name]
 
     def _look_up(self) -> None:
-        self._shadows = []
-        for key, tensor in self.tensors.items(include_nested=True, leaves_only=True):
-            key = (key,) if isinstance(key, str) else key
-            owner = self.network.get_submodule(".".join(key[:-1]))
-            self._shadows.append((owner, key[-1], tensor))
-        self._first_key = next(iter(self.tensors.keys(include_nested=True, leaves_only=True)))
+        keys = list(self.tensors.keys(include_nested=True, leaves_only=True))
+        self._shadows, self._first_key = [], keys[0]
+        for key in keys:
+            path = (key,) if isinstance(key, str) else key
+            owner = self.network.get_submodule(".".join(path[:-1]))
+            self._shadows.append((owner, path[-1], self.tensors.get(key)))
