@@ -19,21 +19,21 @@ from modules.soft_actor_critic import SoftActorCritic
 
 class COMBO(SoftActorCritic):
     """SAC on a mix of real transitions and one-step rollouts of a learned dynamics ensemble, with
-    a conservative critic: Eq. 2 pushes Q down at states from that mix (weight ``real_data_ratio``
-    on the real ones) with actions from a uniform and the current policy (CQL(H)'s log-sum-exp
+    a conservative critic: Eq. 2 pushes Q down at states from that mix (a share ``real_data_ratio``
+    of real rows) with actions from a uniform and the current policy (CQL(H)'s log-sum-exp
     over ``num_action_samples`` of each), and up at the dataset's own state-action pairs.
 
     The ensemble of ``num_dynamics_models`` Gaussians predicts ``(s' − s, r)`` from
     ``(state ⊕ instruction, action)`` by negative log-likelihood on real batches, trained jointly
-    with the agent (one optimizer step per batch, see :class:`OfflineRLModule`). Each update rolls
-    every state of the batch one step (``rollout_horizon`` 1, the original benchmark's setting)
-    through a randomly chosen member, under the current policy; model transitions never terminate.
+    with the agent (one optimizer step per batch, see :class:`OfflineRLModule`). Each update keeps
+    ``real_data_ratio`` of the batch's rows and rolls the states of the others one step (``rollout_horizon`` 1,
+    the original benchmark's setting) through a randomly chosen member, under the current policy, so the critics
+    see as many rows as the batch has (:meth:`compose`); model transitions never terminate.
 
     Defaults follow the original benchmark's COMBO config: 7 models, horizon 1, actor lr 1e-4,
     critic lr 3e-4, and the paper's SAC settings (γ 0.99, τ 0.005, target entropy −|A|).
     Simplifications, on purpose: the rollouts start from the current batch instead of a separate
-    model buffer refilled every epoch, all members are used instead of the 5 best on held-out data,
-    and the loss mixes real and model rows by weight, not by batch composition.
+    model buffer refilled every epoch, and all members are used instead of the 5 best on held-out data.
     """
 
     def __init__(
@@ -57,8 +57,8 @@ class COMBO(SoftActorCritic):
         super().__init__(env_spec, normalize_states, hidden_sizes, activation, tau)
         self.save_hyperparameters()
         spec = self.env_spec
-        if not 0.0 <= real_data_ratio <= 1.0:
-            raise ValueError(f"COMBO: real_data_ratio must lie in [0, 1], got {real_data_ratio}")
+        if not 0.0 < real_data_ratio <= 1.0:
+            raise ValueError(f"COMBO: real_data_ratio must lie in (0, 1], got {real_data_ratio}")
         self.dynamics = MLPEnsemble(
             num_dynamics_models, spec, spec.action_dim, 2 * (spec.state_dim + 1), hidden_sizes, activation
         )
@@ -109,15 +109,30 @@ class COMBO(SoftActorCritic):
         terminated = torch.zeros(*step.shape, 1, dtype=torch.bool, device=batch.device)
         return transition.set(("next", "terminated"), terminated)
 
-    def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
-        """Per real row; the model row rolled out from it counts with weight ``1 − real_data_ratio``."""
+    def compose(self, batch: TensorDictBase) -> tuple[TensorDict, Tensor]:
+        """The critics' batch, as the original code composes it (OfflineRL's COMBO: ``int(batch_size ·
+        real_data_ratio)`` real rows, the rest model rows): ``round(real_data_ratio · B)`` rows of ``batch``
+        (at least one), chosen at random so that real and imaginary rows stay in proportion, then one-step model
+        rollouts from the states of the other rows. Also returns which rows of ``batch`` stay real."""
         keys = [*POLICY_INPUT_KEYS, "action", *(("next", key) for key in (*POLICY_INPUT_KEYS, "reward", "terminated"))]
-        rows, ratio = batch.shape[0], self.hparams.real_data_ratio
-        mixed = torch.cat([batch.select(*keys), self.model_rollout(batch)])  # real rows, then their model rows
+        rows = batch.shape[0]
+        num_real = max(1, round(self.hparams.real_data_ratio * rows))
+        order = torch.randperm(rows, device=batch.device)
+        real_rows = order[:num_real]
+        real = batch[real_rows].select(*keys)
+        if num_real == rows:
+            return real, real_rows
+        return torch.cat([real, self.model_rollout(batch[order[num_real:]])]), real_rows
 
-        def mix(values: Tensor) -> Tensor:
-            return ratio * values[..., :rows] + (1 - ratio) * values[..., rows:]
+    def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
+        return self.losses_and_real_rows(batch)[0]
 
+    def losses_and_real_rows(self, batch: TensorDictBase) -> tuple[dict[str, Tensor], Tensor]:
+        """Per row of the composed batch (:meth:`compose`; ``loss_dynamics`` per row of ``batch``), each to be
+        averaged: Eq. 2's push-up at the data's own (s, a) is spread over the rows so that its mean is the real
+        rows' mean. Also returns which rows of ``batch`` stayed real, in the order of the composed batch."""
+        mixed, real_rows = self.compose(batch)
+        rows, num_real = mixed.shape[0], real_rows.shape[0]
         obs = observation(mixed)
         # Bellman backup on real and model rows: soft double-Q target from the target critics.
         with torch.no_grad():
@@ -131,27 +146,26 @@ class COMBO(SoftActorCritic):
         samples = self.hparams.num_action_samples
         distribution = self.action_distribution(obs)
         with torch.no_grad():
-            proposals = [self.sample(distribution, samples)]  # (n, 2B, A), (n, 2B)
-        # Q at the rows' own actions, (critics, 2B) with the real rows first, and the soft maximum over n uniform
+            proposals = [self.sample(distribution, samples)]  # (n, B, A), (n, B)
+        # Q at the rows' own actions, (critics, B) with the real rows first, and the soft maximum over n uniform
         # actions and the n proposals, from one critic pass
         q_data, soft_maximum = self.data_and_proposal_values(obs, mixed["action"], proposals)
-        loss_qvalue = mix((q_data - target).pow(2).sum(0))
-        push_down = soft_maximum - math.log(2 * samples)  # (critics, 2B)
-        push_up = q_data[:, :rows]  # Q at the dataset's own (s, a)
-        loss_conservative = mix(push_down.sum(0)) - push_up.sum(0)
+        push_down = (soft_maximum - math.log(2 * samples)).sum(0)  # (B,)
+        push_up = torch.cat([q_data[:, :num_real].sum(0) * (rows / num_real), q_data.new_zeros(rows - num_real)])
 
         # SAC's actor and temperature updates on the mixed states; the critics get no gradient here.
         loss_actor, loss_alpha = self.actor_and_temperature_losses(obs, *self.sample(distribution))
-        return {
-            "loss_qvalue": loss_qvalue,
-            "loss_conservative": loss_conservative,
-            "loss_actor": mix(loss_actor),
-            "loss_alpha": mix(loss_alpha),
+        per_row = {
+            "loss_qvalue": (q_data - target).pow(2).sum(0),
+            "loss_conservative": push_down - push_up,
+            "loss_actor": loss_actor,
+            "loss_alpha": loss_alpha,
             "loss_dynamics": self.dynamics_loss(batch),
         }
+        return per_row, real_rows
 
     def training_step(self, batch: TensorDictBase, batch_idx: int) -> None:
-        per_row = self.losses(batch)
+        per_row, real_rows = self.losses_and_real_rows(batch)
         losses = {name: value.mean() for name, value in per_row.items()}
         # One optimiser step over every network (each term reaches only its own parameters):
         # critics by Eq. 2 (Bellman error + β · conservative regulariser), SAC's actor and temperature,
@@ -166,4 +180,4 @@ class COMBO(SoftActorCritic):
         self.gradient_step(total)
         self.target_updater.step()
         self.log_train_metrics({**losses, "alpha": self.log_alpha.exp()})
-        self.log_per_source("loss_qvalue", per_row["loss_qvalue"], batch["source"])
+        self.log_per_source("loss_qvalue", per_row["loss_qvalue"][: real_rows.shape[0]], batch["source"][real_rows])

@@ -10,7 +10,8 @@ FAST = {"num_dynamics_models": 3, "num_action_samples": 4, "critic_lr": 1e-3, "d
 
 
 def trained(conservative_weight: float) -> tuple[COMBO, InstructionBandit]:
-    """Zero reward everywhere: only the conservative term can separate data actions from others."""
+    """Zero reward everywhere: only the conservative term can separate data actions from others. Half of each
+    batch of 64 stays real (the other half starts model rollouts), so the push-up sees 32 data rows an update."""
     pl.seed_everything(0, verbose=False)
     bandit = InstructionBandit(CONTINUOUS)
 
@@ -20,7 +21,7 @@ def trained(conservative_weight: float) -> tuple[COMBO, InstructionBandit]:
         return batch
 
     module = COMBO(CONTINUOUS, conservative_weight=conservative_weight, **FAST)
-    fit(module, zero_reward_batch, max_steps=150)
+    fit(module, zero_reward_batch, max_steps=300)
     return module, bandit
 
 
@@ -89,5 +90,24 @@ def test_an_ensemble_member_left_without_rows_is_skipped():
 def test_bad_options_are_refused_with_clear_errors():
     with pytest.raises(ValueError, match="continuous actions"):
         COMBO(DISCRETE)
-    with pytest.raises(ValueError, match="real_data_ratio"):
-        COMBO(CONTINUOUS, real_data_ratio=1.5)
+    for ratio in (0.0, 1.5):
+        with pytest.raises(ValueError, match="real_data_ratio"):
+            COMBO(CONTINUOUS, real_data_ratio=ratio)
+
+
+def test_the_critics_batch_keeps_real_data_ratio_of_the_rows_and_rolls_out_from_the_others():
+    """As the original code composes a batch: as many rows as the batch, ``real_data_ratio`` of them real."""
+    torch.manual_seed(0)
+    module = COMBO(CONTINUOUS, **{**FAST, "real_data_ratio": 0.25})
+    batch = InstructionBandit(CONTINUOUS).batch(32)
+    mixed, real_rows = module.compose(batch)
+    assert mixed.shape == (32,) and real_rows.shape == (8,)
+    for key in ("state", "action", ("next", "state"), ("next", "reward")):
+        torch.testing.assert_close(mixed[key][:8], batch[key][real_rows])
+    rollout_starts = sorted(set(range(32)) - set(real_rows.tolist()))
+    torch.testing.assert_close(mixed["state"][8:].sort(0).values, batch["state"][rollout_starts].sort(0).values)
+    assert not torch.equal(
+        mixed["next", "state"][8:].sort(0).values, batch["next", "state"][rollout_starts].sort(0).values
+    )
+    all_real, _ = COMBO(CONTINUOUS, **{**FAST, "real_data_ratio": 1.0}).compose(batch)
+    assert torch.equal(all_real["state"].sort(0).values, batch["state"].sort(0).values)
