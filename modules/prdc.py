@@ -22,7 +22,7 @@ class InstructionGroupedIndex(nn.Module):
     products over every key shrink from all 479 columns to the 95 of ``x`` on Meta-World. A k-d
     tree would not help: the keys have hundreds of dimensions. Memory stays ``B × chunk_size``, which the default
     keeps within a core's L2 cache (2 MiB at B = 256): each chunk's gather, sums and minimum then run from cache.
-    Searching 100,000 keys for 256 queries took 127 ms in chunks of 65,536 and 57 ms in chunks of 2,048 (Xeon, one
+    Searching 100,000 keys for 256 queries took 122 ms in chunks of 65,536 and 56 ms in chunks of 2,048 (Xeon, one
     thread, ``benchmarks/prdc_search.py``)."""
 
     def __init__(self, chunk_size: int = 2048) -> None:
