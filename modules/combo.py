@@ -119,10 +119,11 @@ class COMBO(SoftActorCritic):
         num_real = max(1, round(self.hparams.real_data_ratio * rows))
         order = torch.randperm(rows, device=batch.device)
         real_rows = order[:num_real]
-        real = batch[real_rows].select(*keys)
+        selected = batch.select(*keys)  # gather only the keys the losses read
+        real = selected[real_rows]
         if num_real == rows:
             return real, real_rows
-        return torch.cat([real, self.model_rollout(batch[order[num_real:]])]), real_rows
+        return torch.cat([real, self.model_rollout(selected[order[num_real:]])]), real_rows
 
     def losses(self, batch: TensorDictBase) -> dict[str, Tensor]:
         return self.losses_and_real_rows(batch)[0]
