@@ -16,10 +16,12 @@ from stopwatch import Stopwatch
 from datamodules.offline_data import OfflineDataModule
 from modules.bc import BC
 from modules.bcq import BCQ
+from modules.combo import COMBO
 from modules.cql import CQL
 from modules.discrete_bcq import DiscreteBCQ
 from modules.discrete_cql import DiscreteCQL
 from modules.iql import IQL
+from modules.prdc import PRDC
 from modules.td3_bc import TD3BC
 
 WARMUP_STEPS = 10
@@ -27,9 +29,10 @@ FLOP_COUNT_STEPS = 20
 
 OURS = {
     "discrete": {"BC": BC, "CQL": DiscreteCQL, "BCQ": DiscreteBCQ, "IQL": IQL},
-    "continuous": {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC},
+    "continuous": {"BC": BC, "CQL": CQL, "BCQ": BCQ, "IQL": IQL, "TD3BC": TD3BC, "COMBO": COMBO, "PRDC": PRDC},
 }
-"""Our class for each of d3rlpy's names, per action kind (d3rlpy's DiscreteCQL is our DiscreteCQL, and so on)."""
+"""Our class for each of d3rlpy's names, per action kind (d3rlpy's DiscreteCQL is our DiscreteCQL, and so on), and
+COMBO and PRDC, which d3rlpy lacks: ``update_profile.py`` profiles them alone."""
 
 
 def real_data_module(args, seed: int) -> OfflineDataModule:
