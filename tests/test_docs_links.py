@@ -4,6 +4,7 @@ Anchors follow GitHub's rule: the heading lower-cased, punctuation but '-' and '
 '-1', '-2' ... for repeats."""
 
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,9 @@ def prose(page: Path) -> str:
     return CODE_BLOCK.sub("", page.read_text())
 
 
-def anchors(page: Path) -> set[str]:
+@cache
+def anchors(page: Path) -> frozenset[str]:
+    """Each page's headings are read once, however many links point into it."""
     found: set[str] = set()
     repeats: dict[str, int] = {}
     for heading in HEADING.findall(prose(page)):
@@ -27,7 +30,7 @@ def anchors(page: Path) -> set[str]:
         count = repeats.get(slug, 0)
         repeats[slug] = count + 1
         found.add(slug if count == 0 else f"{slug}-{count}")
-    return found
+    return frozenset(found)
 
 
 def broken_links(page: Path) -> list[str]:
