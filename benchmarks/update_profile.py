@@ -1,7 +1,8 @@
 """Where one training update's time goes, per algorithm, on the real data as ``peer_speed.py`` times it.
 
     .venv/bin/python benchmarks/update_profile.py --env MetaWorld-v0 --data data/MetaWorld-v0/real-train \\
-        --algorithms BC TD3BC IQL CQL BCQ [COMBO PRDC] [--steps 200] [--threads 1] [--precision 32-true] [--top 12] [--machine M]
+        --algorithms BC TD3BC IQL CQL BCQ [COMBO PRDC] [--steps 200] [--threads 1] [--precision 32-true] [--top 12] \\
+        [--machine M]
 
 For each algorithm: milliseconds per update unprofiled (data sampling included), then, from a second run under
 ``torch.profiler``, the self time per update of the matrix products (forward and backward), of the optimizer's kernels
