@@ -30,6 +30,7 @@ from torchrl.objectives import LossModule
 from imaginebench.env_spec import EnvSpec
 from modules.full_precision import FullPrecisionLinear, float32_output
 from modules.parameter_shadow import ParameterShadow
+from modules.tanh_gaussian import TanhGaussian
 
 Activation = Literal["relu", "tanh", "elu", "gelu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU}
@@ -138,11 +139,12 @@ def tanh_normal_actor(
     )
 
 
-def tanh_normal_distribution(actor: ProbabilisticActor, spec: EnvSpec, obs: torch.Tensor) -> TanhNormal:
-    """π(·|s) of a :func:`tanh_normal_actor` from the concatenated observation, as its ``get_dist`` builds it:
-    hand-written losses call the network on tensors, without the TensorDict modules around it."""
+def tanh_normal_distribution(actor: ProbabilisticActor, spec: EnvSpec, obs: torch.Tensor) -> TanhGaussian:
+    """π(·|s) of a :func:`tanh_normal_actor` from the concatenated observation, the distribution its ``get_dist``
+    builds: hand-written losses call the network on tensors, without the TensorDict modules around it, and sample
+    without TorchRL's reads of the device (:mod:`modules.tanh_gaussian`)."""
     loc, scale = actor.module[0][1].module(obs)
-    return TanhNormal(loc, scale, low=-spec.action_bound, high=spec.action_bound)
+    return TanhGaussian(loc, scale, spec.action_bound)
 
 
 def gaussian_actor(
@@ -341,8 +343,12 @@ class MLPEnsemble(nn.Module):
         return float32_output(hidden, *layers[-1])
 
     def one_member_per_row(self, x: torch.Tensor, y: torch.Tensor, member_of_row: torch.Tensor) -> torch.Tensor:
-        """``forward(x, y)[member_of_row, arange(B)]`` for ``(B, ·)`` inputs, running each member only on
-        its own rows: an ensemble sampled per row (COMBO's rollouts) pays for one member, not all."""
+        """``forward(x, y)[member_of_row, arange(B)]`` for ``(B, ·)`` inputs. On a CPU each member runs on its own
+        rows only: an ensemble sampled per row (COMBO's rollouts) pays for one member, not all. Elsewhere the whole
+        ensemble runs and each row's member is gathered: splitting the rows reads every member's count back from
+        the device, a wait on a GPU, where the ensemble's batched products cost little more than one member's."""
+        if x.device.type != "cpu":
+            return self.every_member_per_row(x, y, member_of_row)
         outputs = [
             (rows, self(x[rows], y[rows], slice(index, index + 1))[0])
             for index in range(self.x_weight.shape[0])
@@ -352,6 +358,10 @@ class MLPEnsemble(nn.Module):
         for rows, output in outputs:
             result[rows] = output
         return result
+
+    def every_member_per_row(self, x: torch.Tensor, y: torch.Tensor, member_of_row: torch.Tensor) -> torch.Tensor:
+        """:meth:`one_member_per_row`'s result from every member's output, with no value read from the device."""
+        return self(x, y)[member_of_row, torch.arange(x.shape[0], device=x.device)]
 
 
 def observation(batch: TensorDictBase, prefix: tuple[str, ...] = ()) -> torch.Tensor:

@@ -14,7 +14,6 @@ from typing import Any
 
 import torch
 from torch import Tensor, nn
-from torchrl.modules import TanhNormal
 
 from modules.base import OfflineRLModule
 from modules.networks import (
@@ -25,6 +24,7 @@ from modules.networks import (
     tanh_normal_actor,
     tanh_normal_distribution,
 )
+from modules.tanh_gaussian import TanhGaussian
 
 
 class SoftActorCritic(OfflineRLModule):
@@ -61,17 +61,17 @@ class SoftActorCritic(OfflineRLModule):
             {"params": [self.log_alpha], "lr": self.hparams.temperature_lr},
         ]
 
-    def action_distribution(self, obs: Tensor) -> TanhNormal:
+    def action_distribution(self, obs: Tensor) -> TanhGaussian:
         """π(·|s) from the concatenated observation, as the actor's ``get_dist`` builds it."""
         return tanh_normal_distribution(self.actor, self.env_spec, obs)
 
     @staticmethod
-    def sample(distribution: TanhNormal, samples: int | None = None) -> tuple[Tensor, Tensor]:
+    def sample(distribution: TanhGaussian, samples: int | None = None) -> tuple[Tensor, Tensor]:
         """Reparameterised actions (``(samples, B, A)``, or ``(B, A)`` for ``None``) and their log-probabilities,
         scored on the Gaussian draw itself: recomputing it from a saturated action would not invert tanh."""
         return distribution.rsample_and_log_prob(() if samples is None else (samples,))
 
-    def target_value(self, next_obs: Tensor, distribution: TanhNormal, entropy_bonus: bool) -> Tensor:
+    def target_value(self, next_obs: Tensor, distribution: TanhGaussian, entropy_bonus: bool) -> Tensor:
         """``min_i Q'_i(s', a')`` with ``a' ~ π(·|s')`` drawn from ``distribution`` (π at s'), minus
         ``α log π(a'|s')`` when ``entropy_bonus``; ``(B,)``, without gradient."""
         with torch.no_grad(), self.targets.target("critics"):

@@ -85,6 +85,7 @@ def test_an_ensemble_member_left_without_rows_is_skipped():
     with torch.no_grad():
         expected = module.dynamics(x, y)[member_of_row, torch.arange(8)]
         torch.testing.assert_close(module.dynamics.one_member_per_row(x, y, member_of_row), expected)
+        torch.testing.assert_close(module.dynamics.every_member_per_row(x, y, member_of_row), expected)
 
 
 def test_bad_options_are_refused_with_clear_errors():

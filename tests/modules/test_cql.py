@@ -139,9 +139,12 @@ def test_the_action_distribution_is_the_actors():
     batch = InstructionBandit(CONTINUOUS).batch(16)
     theirs = module.actor.get_dist(batch.select("state", "instruction_embedding"))
     ours = module.action_distribution(observation(batch))
-    action = torch.rand(16, 2) * 1.8 - 0.9
-    torch.testing.assert_close(ours.log_prob(action), theirs.log_prob(action))
-    torch.testing.assert_close(ours.deterministic_sample, theirs.deterministic_sample)
+    drawn = []
+    for distribution in (theirs, ours):
+        torch.manual_seed(1)
+        drawn.append(distribution.rsample_and_log_prob((3,)))
+    torch.testing.assert_close(drawn[1], drawn[0])
+    torch.testing.assert_close(module.env_spec.action_bound * ours.loc.tanh(), theirs.deterministic_sample)
 
 
 def test_discrete_actions_are_refused_with_a_clear_error():
