@@ -36,7 +36,8 @@ COMBO and PRDC, which d3rlpy lacks: ``update_profile.py`` profiles them alone.""
 
 
 def real_data_module(args, seed: int) -> OfflineDataModule:
-    """The datamodule every timed run draws from: ``args.data`` only, ``args.steps`` batches of ``args.batch_size``."""
+    """The datamodule every timed run draws from: ``args.data`` only, ``args.steps`` batches of ``args.batch_size``,
+    kept on ``args.storage_device`` (default ``cpu``)."""
     data = OfflineDataModule(
         args.env,
         real=[args.data],
@@ -45,6 +46,7 @@ def real_data_module(args, seed: int) -> OfflineDataModule:
         batches_per_epoch=args.steps,
         seed=seed,
         evaluation_batches=1,
+        storage_device=getattr(args, "storage_device", "cpu"),
     )
     data.setup("fit")
     return data

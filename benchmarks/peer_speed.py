@@ -2,7 +2,7 @@
 of this CPU's matrix-product peak each one reaches.
 
     .venv-peer/bin/python benchmarks/peer_speed.py --env MetaWorld-v0 --data data/MetaWorld-v0/real-train \\
-        --algorithms BC TD3BC IQL CQL BCQ --steps 300 --repeats 3 --precisions 32-true bf16-mixed [--device cuda]
+        --algorithms BC TD3BC IQL CQL BCQ --steps 300 --repeats 3 --precisions 32-true bf16-mixed [--device cuda [--storage-device cuda]]
 
 Both sides train exactly as in ``peer_check.py`` (data sampling included, the first updates not
 timed) but without evaluation, and alternate run by run, so a change in machine load hits both.
@@ -61,6 +61,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads of both sides")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where both sides train")
     parser.add_argument(
+        "--storage-device",
+        default="cpu",
+        choices=["cpu", "cuda"],
+        help="where our transitions are kept (data.storage_device): cuda gathers the batches on the GPU",
+    )
+    parser.add_argument(
         "--machine",
         help="a name for this CPU (letters, digits, '-'), added to the results file's name so that figures of "
         "another CPU sit beside the stored ones instead of replacing them (ratios move with the CPU)",
@@ -68,6 +74,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch sees no GPU on this machine")
+    if args.storage_device == "cuda" and args.device != "cuda":
+        parser.error("--storage-device cuda: train there too (--device cuda)")
     if args.machine is not None and not re.fullmatch(r"[A-Za-z0-9-]+", args.machine):
         parser.error(f"--machine {args.machine!r}: use letters, digits and '-' only (it becomes part of a file name)")
     torch.set_num_threads(args.threads)
@@ -85,7 +93,9 @@ def main() -> None:
     print("matrix-product peak, GFLOP/s:", {label: round(peak, 1) for label, peak in peaks.items()}, flush=True)
     for name in args.algorithms:
         runs = {
-            ours_label(precision): comparison_run(args, precision=precision, device=args.device)
+            ours_label(precision): comparison_run(
+                args, precision=precision, device=args.device, storage_device=args.storage_device
+            )
             for precision in args.precisions
         }
         if d3rlpy_config(name, discrete, args.batch_size) is not None:
@@ -109,6 +119,7 @@ def main() -> None:
             "updates_per_second": speeds,
             "flops_per_update": flops,
             "peak_gflops": {label: peaks[label] for label in runs},
+            "storage_device": args.storage_device,
         }
         print(name, {label: f"{statistics.median(values):.1f}" for label, values in speeds.items()}, flush=True)
         atomic_write_text(json.dumps(results, indent=1), path)

@@ -51,6 +51,17 @@ class EpochBatches(IterableDataset):
         return self.num_batches
 
 
+def storage_device_of(name: str) -> torch.device:
+    """``data.storage_device`` as a torch device, or a one-line error naming it."""
+    try:
+        device = torch.device(name)
+    except RuntimeError as error:
+        raise UserInputError(f"data.storage_device: {name!r} is not 'auto' or a torch device ({error})") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise UserInputError(f"data.storage_device: {name!r}, but torch sees no CUDA device here")
+    return device
+
+
 def as_is(batch: TensorDict) -> TensorDict:
     """The DataLoader's default conversion would unpack a TensorDict as a Mapping into a dict."""
     return batch
@@ -85,6 +96,7 @@ class OfflineDataModule(LightningDataModule):
         collect_if_missing: int = 0,
         evaluation_batches: int = 4,
         imaginary_filter: list[RolloutCheck] = [],
+        storage_device: str = "cpu",
     ) -> None:
         """``real``: real dataset directories, which must exist. ``real_levels``: also load the default
         real dataset of these levels (``<data root>/<env_id>/real-<level>``), collected there on first
@@ -100,7 +112,11 @@ class OfflineDataModule(LightningDataModule):
         the simulator, :mod:`imaginebench.rollout_quality`): ``goal`` (the goal check never holds),
         ``transitions`` (a generated next state the simulator does not reach: any drift), ``legal``
         (a state the env cannot be in, within its state tolerance). Whether filtering helps is one of
-        ImagineBench's open questions."""
+        ImagineBench's open questions.
+
+        ``storage_device``: where the transitions are kept and batches gathered: ``cpu``, ``auto`` (the trainer's
+        device: on a GPU only the drawn indices cross from the host) or a torch device (``cuda:0``). The batches
+        are the same on every device (:class:`~datamodules.mixing.SourceBuffer`)."""
         super().__init__()
         with naming("data.env_id"):
             get_domain(env_id)
@@ -123,6 +139,8 @@ class OfflineDataModule(LightningDataModule):
             has_imaginary=bool(imaginary or imaginary_levels),
             prefix="data.",
         )
+        if storage_device != "auto":
+            storage_device_of(storage_device)
         self.save_hyperparameters()
         self.env_id = env_id
         self.real = list(real)
@@ -187,7 +205,13 @@ class OfflineDataModule(LightningDataModule):
             self._transitions(self.imaginary_dataset),
             self.mix_mode,
             self.mix_ratio_real,
+            device=self._storage_device(),
         )
+
+    def _storage_device(self) -> torch.device:
+        if self.hparams.storage_device != "auto":
+            return storage_device_of(self.hparams.storage_device)
+        return self.trainer.strategy.root_device if self.trainer is not None else torch.device("cpu")
 
     def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
         """Mean and standard deviation (at least ``min_std``) of the real data's states, for the

@@ -2,6 +2,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import datamodules.mixing
 from datamodules.mixing import SOURCE_IMAGINARY, SOURCE_REAL, MixedSampler
@@ -137,3 +138,39 @@ def test_every_row_gives_each_transition_once_with_its_instruction_embedding():
     expected = torch.cat([source.instruction_embeddings[source.rows["instruction_id"]] for source in (REAL, IMAGINARY)])
     assert torch.equal(rows["instruction_embedding"], expected)
     assert torch.equal(rows["next", "instruction_embedding"], expected)
+
+
+class HostToDeviceCopies(TorchDispatchMode):
+    """Copies of a CPU tensor onto another device, as they dispatch (``.to``, or a CPU value written into it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.ops.aten._to_copy.default:
+            self.count += args[0].device.type == "cpu" and torch.device(kwargs.get("device", "cpu")).type != "cpu"
+        elif func is torch.ops.aten.copy_.default:
+            self.count += args[1].device.type == "cpu" and args[0].device.type != "cpu"
+        return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("mix_mode", ["ratio", "concat"])
+def test_rows_kept_on_a_device_are_gathered_there_and_only_the_drawn_indices_cross(mix_mode, monkeypatch):
+    """``meta`` stands for a GPU: a device other than the host's on every machine (its tensors hold no values, so the
+    rows' values are the CPU's by the index test of ``test_row_gather_storage.py``)."""
+    monkeypatch.setattr(datamodules.mixing, "PREFETCH_ROWS", 256)  # a fresh draw every fourth batch of 64
+    on_cpu = MixedSampler(REAL, IMAGINARY, mix_mode, 0.5, seed=5)
+    on_device = MixedSampler(REAL, IMAGINARY, mix_mode, 0.5, seed=5, device="meta")
+    copies = HostToDeviceCopies()
+    with copies:
+        batches = [on_device.sample(64) for _ in range(8)]
+    expected = [on_cpu.sample(64) for _ in range(8)]
+    for batch, reference in zip(batches, expected, strict=True):
+        assert set(batch.keys(include_nested=True, leaves_only=True)) == BATCH_KEYS
+        for key in BATCH_KEYS:
+            assert batch[key].device.type == "meta", key
+            assert (batch[key].shape, batch[key].dtype) == (reference[key].shape, reference[key].dtype), key
+    # Per source, one index tensor a draw: 2 draws of 4 batches each (ratio), at most 8 draws in concat.
+    assert 0 < copies.count <= (4 if mix_mode == "ratio" else 16)

@@ -225,7 +225,7 @@ class BatchRecorder(LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.01)
 
 
-def fit(paths, tmp_path, max_epochs: int, ckpt_path: str | None = None) -> BatchRecorder:
+def fit(paths, tmp_path, max_epochs: int, ckpt_path: str | None = None, storage_device: str = "cpu") -> BatchRecorder:
     module = BatchRecorder()
     trainer = Trainer(
         max_epochs=max_epochs,
@@ -236,7 +236,15 @@ def fit(paths, tmp_path, max_epochs: int, ckpt_path: str | None = None) -> Batch
         callbacks=[ModelCheckpoint(dirpath=tmp_path / "checkpoints", save_last=True)],
         default_root_dir=tmp_path,
     )
-    data = OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], batch_size=16, batches_per_epoch=3, seed=1)
+    data = OfflineDataModule(
+        ENV_ID,
+        paths["real"],
+        paths["imaginary"],
+        batch_size=16,
+        batches_per_epoch=3,
+        seed=1,
+        storage_device=storage_device,
+    )
     trainer.fit(module, datamodule=data, ckpt_path=ckpt_path)
     return module
 
@@ -249,6 +257,12 @@ def test_resumed_fit_continues_the_same_stream(paths, tmp_path):
     resumed = fit(paths, tmp_path / "b", max_epochs=2, ckpt_path=str(tmp_path / "b" / "checkpoints" / "last.ckpt"))
     assert list(resumed.seen) == [1]
     assert torch.equal(torch.stack(resumed.seen[1]), torch.stack(uninterrupted.seen[1]))
+
+
+def test_auto_storage_trains_on_the_trainers_device_with_the_same_batches(paths, tmp_path):
+    on_cpu = fit(paths, tmp_path / "cpu", max_epochs=1)
+    auto = fit(paths, tmp_path / "auto", max_epochs=1, storage_device="auto")
+    assert torch.equal(torch.stack(auto.seen[0]), torch.stack(on_cpu.seen[0]))
 
 
 def test_the_record_of_loaded_datasets_names_the_grounded_model_each_imaginary_one_came_from(paths, tmp_path):
@@ -264,3 +278,30 @@ def test_the_record_of_loaded_datasets_names_the_grounded_model_each_imaginary_o
     assert data.dataset_paths["imaginary_episodes"] == [
         load_episodes(path).num_episodes for path in data.dataset_paths["imaginary"]
     ]
+
+
+@pytest.mark.parametrize("storage_device", ["meta", "auto"])
+def test_storage_device_keeps_the_transitions_where_it_says(paths, storage_device):
+    """``auto`` is the trainer's device (``meta`` stands for a GPU here); the batches keep their layout."""
+    data = OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], batch_size=32, storage_device=storage_device)
+    data.trainer = SimpleNamespace(global_rank=0, strategy=SimpleNamespace(root_device=torch.device("meta")))
+    data.setup("fit")
+    batch = next(iter(data.train_dataloader()))
+    reference = make_data(paths)
+    expected = next(iter(reference.train_dataloader()))
+    assert {key: value.device.type for key, value in batch.items(include_nested=True, leaves_only=True)} == {
+        key: "meta" for key in expected.keys(include_nested=True, leaves_only=True)
+    }
+    assert batch["state"].shape == expected["state"].shape
+
+
+@pytest.mark.parametrize("storage_device, message", [("gpu", "is not 'auto' or a torch device"), ("cuda:x", "")])
+def test_a_storage_device_torch_does_not_know_is_named_in_one_line(paths, storage_device, message):
+    with pytest.raises(UserInputError, match=rf"^data\.storage_device: '{storage_device}'.*{message}"):
+        OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], storage_device=storage_device)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA device")
+def test_a_cuda_storage_device_without_cuda_is_named(paths):
+    with pytest.raises(UserInputError, match=r"^data\.storage_device: 'cuda', but torch sees no CUDA device"):
+        OfflineDataModule(ENV_ID, paths["real"], paths["imaginary"], storage_device="cuda")

@@ -50,3 +50,15 @@ def test_a_partly_filled_storage_gathers_only_from_its_filled_rows():
     for storage_type in (RowGatherStorage, LazyTensorStorage):
         with pytest.raises(IndexError):
             filled(storage_type, 20, 6).get(torch.tensor([7]))
+
+
+def test_sampled_indices_are_drawn_on_the_cpu_wherever_the_rows_are_kept():
+    """TorchRL would draw them on the storage's device with the buffer's CPU generator: other rows, or an error."""
+    drawn = []
+    for device in ("cpu", "meta"):  # meta: a device other than the generator's that every machine has
+        storage = RowGatherStorage(10, device=device)
+        storage.set(torch.arange(10), rows(10))
+        storage._rng = torch.Generator().manual_seed(3)
+        drawn.append(storage._rand_given_ndim(6))
+    assert drawn[1].device.type == "cpu"
+    assert torch.equal(drawn[0], drawn[1])
