@@ -1,12 +1,13 @@
-"""No training update reads a value back from its tensors' device: on a GPU every such read waits for all queued
-kernels, so the host cannot run ahead of the device (docs/algorithms.md#speed). Counted on the CPU, where the same
-ops dispatch, with the data-dependent ops that read a size back counted too."""
+"""No training update reads a value back from its tensors' device, nor makes a tensor on the host: on a GPU every
+such read waits for all queued kernels, so the host cannot run ahead of the device, and a host tensor is a copy or an
+error (docs/algorithms.md#speed). Counted on the CPU, where the same ops dispatch."""
 
 from __future__ import annotations
 
 import lightning.pytorch as pl
 import pytest
 import torch
+from torch.utils import _pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from modules.bc import BC
@@ -67,21 +68,75 @@ ALGORITHMS = [
 ]
 
 
-@pytest.mark.parametrize(
-    "algorithm, env_spec", ALGORITHMS, ids=[f"{a.__name__}-{s['action_kind']}" for a, s in ALGORITHMS]
-)
-def test_an_update_reads_nothing_back_from_the_device(algorithm, env_spec, monkeypatch):
-    # COMBO's rollouts split rows by member on a CPU only; count the path a GPU takes.
-    monkeypatch.setattr(MLPEnsemble, "one_member_per_row", MLPEnsemble.every_member_per_row)
+class DefaultDeviceMeta(TorchDispatchMode, pl.Callback):
+    """Updates after the first run with ``meta`` as torch's default device: a tensor made without naming its device
+    lands there, and every op given tensors of both devices is recorded (an index tensor on the host is a hidden copy
+    on a GPU; most other ops would fail there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.default: torch.device | None = None
+        self.mixed: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if self.default is not None:
+            tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor) and a.dim() > 0]
+            if len({tensor.device.type for tensor in tensors}) > 1:
+                self.mixed.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+    def on_train_batch_start(self, trainer, module, batch, batch_idx) -> None:
+        self.default = torch.device("meta") if batch_idx > 0 else None
+        if self.default is not None:
+            self.default.__enter__()
+
+    def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx) -> None:
+        if self.default is not None:
+            self.default.__exit__(None, None, None)
+            self.default = None
+
+
+def trained_briefly(algorithm: type[pl.LightningModule], env_spec: dict, callback: pl.Callback) -> None:
     pl.seed_everything(0)
     bandit = InstructionBandit(env_spec)
     module = algorithm(env_spec, **SMALL)
     if algorithm is PRDC:
         module.index_dataset(bandit.batch(256))
+    fit(module, bandit.batch, max_steps=4, callbacks=[callback])
+
+
+BY_ALGORITHM = pytest.mark.parametrize(
+    "algorithm, env_spec", ALGORITHMS, ids=[f"{a.__name__}-{s['action_kind']}" for a, s in ALGORITHMS]
+)
+
+
+@BY_ALGORITHM
+def test_an_update_reads_nothing_back_from_the_device(algorithm, env_spec, monkeypatch):
+    # COMBO's rollouts split rows by member on a CPU only; count the path a GPU takes.
+    monkeypatch.setattr(MLPEnsemble, "one_member_per_row", MLPEnsemble.every_member_per_row)
     reads = DeviceReads()
     with reads:
-        fit(module, bandit.batch, max_steps=4, callbacks=[reads])
+        trained_briefly(algorithm, env_spec, reads)
     assert reads.reads == []
+
+
+@BY_ALGORITHM
+def test_an_update_makes_every_tensor_on_its_inputs_device(algorithm, env_spec, monkeypatch):
+    monkeypatch.setattr(MLPEnsemble, "one_member_per_row", MLPEnsemble.every_member_per_row)
+    made = DefaultDeviceMeta()
+    with made:
+        trained_briefly(algorithm, env_spec, made)
+    assert made.mixed == []
+
+
+def test_the_default_device_check_sees_a_tensor_made_on_the_host():
+    made = DefaultDeviceMeta()
+    values = torch.ones(3, 2)
+    with made:
+        made.on_train_batch_start(None, None, None, 1)
+        values[torch.arange(2)]
+        made.on_train_batch_end(None, None, None, None, 1)
+    assert made.mixed == ["aten.index.Tensor"]
 
 
 def test_the_count_sees_a_read_and_a_boolean_mask():
