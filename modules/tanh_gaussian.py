@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import torch
 from torch import Tensor
-from torch.distributions import Normal
 from torch.nn import functional
 from torchrl.modules.distributions.utils import safetanh_noeps
 
@@ -28,14 +28,19 @@ class TanhGaussian(NamedTuple):
 
     def rsample_and_log_prob(self, sample_shape: tuple[int, ...] = ()) -> tuple[Tensor, Tensor]:
         """Reparameterised actions (``sample_shape + loc.shape``) and their log-densities (without the last
-        dimension), scored on the Gaussian draw itself: a saturated action would not invert through tanh."""
-        gaussian = Normal(self.loc, self.scale, validate_args=False)
-        preimage = gaussian.rsample(sample_shape)
+        dimension), scored on the Gaussian draw itself: a saturated action would not invert through tanh.
+
+        The draw is ``Normal.rsample``'s (the same noise, ``loc + noise · scale``). Its log-density is written with
+        the noise, ``−noise²/2 − log scale − log √(2π)``, which is ``Normal.log_prob`` of the draw without
+        recomputing ``(x − loc) / scale``; tanh's log-Jacobian ``2 (log 2 − x − softplus(−2x))`` is torch's stable
+        form. Half the tensor ops of the two distributions' calls: each is a kernel launch on a GPU."""
+        loc, scale = self.loc, self.scale
+        noise = torch.empty((*sample_shape, *loc.shape), dtype=loc.dtype, device=loc.device).normal_()
+        preimage = loc + noise * scale
         action = safetanh_noeps(preimage)
-        # log |d tanh(x) / dx| in the stable form torch's TanhTransform uses.
-        log_jacobian = 2.0 * (math.log(2.0) - preimage - functional.softplus(-2.0 * preimage))
-        log_prob = (gaussian.log_prob(preimage) - log_jacobian).sum(-1)
+        per_dimension = 2.0 * (preimage + functional.softplus(-2.0 * preimage)) - 0.5 * noise.square() - scale.log()
+        constant = loc.shape[-1] * (0.5 * math.log(2.0 * math.pi) + 2.0 * math.log(2.0))
         if self.bound != 1.0:
             action = action * self.bound
-            log_prob = log_prob - self.loc.shape[-1] * math.log(self.bound)
-        return action, log_prob
+            constant += loc.shape[-1] * math.log(self.bound)
+        return action, per_dimension.sum(-1) - constant
