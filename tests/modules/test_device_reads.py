@@ -33,11 +33,11 @@ class DeviceReads(TorchDispatchMode, pl.Callback):
     def __init__(self) -> None:
         super().__init__()
         self.counting = False
-        self.reads: list[str] = []
+        self.found: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if self.counting and (func._overloadpacket in READS_BACK or _boolean_index(func, args)):
-            self.reads.append(str(func))
+            self.found.append(str(func))
         return func(*args, **(kwargs or {}))
 
     def on_train_batch_start(self, trainer, module, batch, batch_idx) -> None:
@@ -76,13 +76,13 @@ class DefaultDeviceMeta(TorchDispatchMode, pl.Callback):
     def __init__(self) -> None:
         super().__init__()
         self.default: torch.device | None = None
-        self.mixed: list[str] = []
+        self.found: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if self.default is not None:
             tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor) and a.dim() > 0]
             if len({tensor.device.type for tensor in tensors}) > 1:
-                self.mixed.append(str(func))
+                self.found.append(str(func))
         return func(*args, **(kwargs or {}))
 
     def on_train_batch_start(self, trainer, module, batch, batch_idx) -> None:
@@ -96,37 +96,25 @@ class DefaultDeviceMeta(TorchDispatchMode, pl.Callback):
             self.default = None
 
 
-def trained_briefly(algorithm: type[pl.LightningModule], env_spec: dict, callback: pl.Callback) -> None:
-    pl.seed_everything(0)
-    bandit = InstructionBandit(env_spec)
-    module = algorithm(env_spec, **SMALL)
-    if algorithm is PRDC:
-        module.index_dataset(bandit.batch(256))
-    fit(module, bandit.batch, max_steps=4, callbacks=[callback])
-
-
 BY_ALGORITHM = pytest.mark.parametrize(
     "algorithm, env_spec", ALGORITHMS, ids=[f"{a.__name__}-{s['action_kind']}" for a, s in ALGORITHMS]
 )
 
 
 @BY_ALGORITHM
-def test_an_update_reads_nothing_back_from_the_device(algorithm, env_spec, monkeypatch):
-    # COMBO's rollouts split rows by member on a CPU only; count the path a GPU takes.
+@pytest.mark.parametrize("check", [DeviceReads, DefaultDeviceMeta], ids=["reads back", "host tensors"])
+def test_an_update_keeps_to_its_device(algorithm, env_spec, check, monkeypatch):
+    # COMBO's rollouts split rows by member on a CPU only; check the path a GPU takes.
     monkeypatch.setattr(MLPEnsemble, "one_member_per_row", MLPEnsemble.every_member_per_row)
-    reads = DeviceReads()
-    with reads:
-        trained_briefly(algorithm, env_spec, reads)
-    assert reads.reads == []
-
-
-@BY_ALGORITHM
-def test_an_update_makes_every_tensor_on_its_inputs_device(algorithm, env_spec, monkeypatch):
-    monkeypatch.setattr(MLPEnsemble, "one_member_per_row", MLPEnsemble.every_member_per_row)
-    made = DefaultDeviceMeta()
-    with made:
-        trained_briefly(algorithm, env_spec, made)
-    assert made.mixed == []
+    pl.seed_everything(0)
+    bandit = InstructionBandit(env_spec)
+    module = algorithm(env_spec, **SMALL)
+    if algorithm is PRDC:
+        module.index_dataset(bandit.batch(256))
+    found = check()
+    with found:
+        fit(module, bandit.batch, max_steps=4, callbacks=[found])
+    assert found.found == []
 
 
 def test_the_default_device_check_sees_a_tensor_made_on_the_host():
@@ -136,7 +124,7 @@ def test_the_default_device_check_sees_a_tensor_made_on_the_host():
         made.on_train_batch_start(None, None, None, 1)
         values[torch.arange(2)]
         made.on_train_batch_end(None, None, None, None, 1)
-    assert made.mixed == ["aten.index.Tensor"]
+    assert made.found == ["aten.index.Tensor"]
 
 
 def test_the_count_sees_a_read_and_a_boolean_mask():
@@ -146,4 +134,4 @@ def test_the_count_sees_a_read_and_a_boolean_mask():
         reads.counting = True
         bool(values.sum() > 1)
         values[values > 1]
-    assert len(reads.reads) == 2
+    assert len(reads.found) == 2
