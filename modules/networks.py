@@ -345,8 +345,8 @@ class MLPEnsemble(nn.Module):
     def one_member_per_row(self, x: torch.Tensor, y: torch.Tensor, member_of_row: torch.Tensor) -> torch.Tensor:
         """``forward(x, y)[member_of_row, arange(B)]`` for ``(B, ·)`` inputs. On a CPU each member runs on its own
         rows only: an ensemble sampled per row (COMBO's rollouts) pays for one member, not all. Elsewhere the whole
-        ensemble runs and each row's member is gathered: splitting the rows reads every member's count back from
-        the device, a wait on a GPU, where the ensemble's batched products cost little more than one member's."""
+        ensemble runs and each row's member is gathered: splitting the rows reads every member's row count back from
+        the device, and on a GPU each read waits for the queued kernels (the trade is not yet timed there)."""
         if x.device.type != "cpu":
             return self.every_member_per_row(x, y, member_of_row)
         outputs = [

@@ -5,7 +5,8 @@ Written by hand because TorchRL 0.14.1's ``TanhNormal`` checks its bounds each t
 then ``bool()`` of it): one or two reads of a device tensor per distribution, four to six per CQL or COMBO update,
 each of which on a GPU waits for every queued kernel. The draw is ``torch.distributions.Normal``'s and the squashing
 TorchRL's safe tanh, so :meth:`TanhGaussian.rsample_and_log_prob` gives ``TanhNormal.rsample_and_log_prob``'s actions,
-log-probabilities and gradients (``tests/modules/test_tanh_gaussian.py`` compares them, bounds 1 and 2).
+log-probabilities and gradients up to float rounding (``tests/modules/test_tanh_gaussian.py`` compares them in float64
+and float32, bounds 1 and 2).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class TanhGaussian(NamedTuple):
         The draw is ``Normal.rsample``'s (the same noise, ``loc + noise · scale``). Its log-density is written with
         the noise, ``−noise²/2 − log scale − log √(2π)``, which is ``Normal.log_prob`` of the draw without
         recomputing ``(x − loc) / scale``; tanh's log-Jacobian ``2 (log 2 − x − softplus(−2x))`` is torch's stable
-        form. Half the tensor ops of the two distributions' calls: each is a kernel launch on a GPU."""
+        form. Fewer tensor ops, each a kernel launch on a GPU: a CQL update dispatches 449 instead of 521."""
         loc, scale = self.loc, self.scale
         noise = torch.empty((*sample_shape, *loc.shape), dtype=loc.dtype, device=loc.device).normal_()
         preimage = loc + noise * scale
