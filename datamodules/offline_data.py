@@ -139,8 +139,7 @@ class OfflineDataModule(LightningDataModule):
             has_imaginary=bool(imaginary or imaginary_levels),
             prefix="data.",
         )
-        if storage_device != "auto":
-            storage_device_of(storage_device)
+        self._fixed_storage_device = None if storage_device == "auto" else storage_device_of(storage_device)
         self.save_hyperparameters()
         self.env_id = env_id
         self.real = list(real)
@@ -209,8 +208,9 @@ class OfflineDataModule(LightningDataModule):
         )
 
     def _storage_device(self) -> torch.device:
-        if self.hparams.storage_device != "auto":
-            return storage_device_of(self.hparams.storage_device)
+        """``data.storage_device``, with ``auto`` the trainer's device (the CPU without a trainer)."""
+        if self._fixed_storage_device is not None:
+            return self._fixed_storage_device
         return self.trainer.strategy.root_device if self.trainer is not None else torch.device("cpu")
 
     def state_statistics(self, min_std: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
