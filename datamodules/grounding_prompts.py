@@ -51,6 +51,7 @@ class Sequence:
     states: torch.Tensor  # (L, state_dim) float32, zero outside state slots
     actions: torch.Tensor  # (L,) int64 or (L, action_dim) float32, zero outside action slots
     supervised: torch.Tensor  # (L,) bool: the content of this position is a training target
+    goal: torch.Tensor  # (L,) bool: a token of the goal instruction, or of its label ("Instruction:") before it
 
     def __len__(self) -> int:
         return int(self.token_ids.numel())
@@ -67,9 +68,18 @@ class SequenceBuilder:
         self.end_id = end_of_text_id(tokenizer)
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.end_id
         self.tokenize = lru_cache(maxsize=None)(self._tokenize)
+        self.goal_tokens = lru_cache(maxsize=None)(self._goal_tokens)
 
     def _tokenize(self, text: str) -> tuple[int, ...]:
         return tuple(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _goal_tokens(self, before: str, goal: str, after: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+        """``before + goal + after`` tokenised as one text (the same tokens as :meth:`tokenize` gives it), and for
+        each token whether it lies in ``before + goal`` (the label and the goal), wholly or in part."""
+        encoded = self.tokenizer(before + goal + after, add_special_tokens=False, return_offsets_mapping=True)
+        end = len(before) + len(goal)
+        flags = tuple(begin < end for begin, _ in encoded["offset_mapping"])
+        return tuple(encoded["input_ids"]), flags
 
     # ----------------------------------------------------------------------------- the tasks
 
@@ -93,7 +103,7 @@ class SequenceBuilder:
         return pieces.finish()
 
     def generation_prompt(self, instruction: str, first_state: torch.Tensor, finish: bool = True) -> Sequence | _Pieces:
-        pieces = _Pieces(self).text(f"Instruction: {instruction} Rollout:").state(first_state)
+        pieces = _Pieces(self).goal_text("Instruction: ", instruction, " Rollout:").state(first_state)
         return pieces.finish() if finish else pieces
 
     def dynamics(self, state: torch.Tensor, action: torch.Tensor, next_state: torch.Tensor) -> Sequence:
@@ -108,7 +118,8 @@ class SequenceBuilder:
 
     def consequence(self, instruction: str, first_state: torch.Tensor, final_state: torch.Tensor) -> Sequence:
         pieces = _Pieces(self).text("Consequence. Start:").state(first_state)
-        return pieces.text(f"Instruction: {instruction} Final state:").state(final_state, supervised=True).finish()
+        pieces.goal_text("Instruction: ", instruction, " Final state:")
+        return pieces.state(final_state, supervised=True).finish()
 
     def explanation(self, states: torch.Tensor, actions: torch.Tensor, instruction: str) -> Sequence:
         """The rollout, then the instruction's tokens and an end-of-text token as targets."""
@@ -136,7 +147,14 @@ class SequenceBuilder:
     def collate(self, sequences: list[Sequence], pad_left: bool = False) -> dict[str, torch.Tensor]:
         """Pad to a batch; ``pad_left`` for prompts that generation continues. Padding is never supervised."""
         length = max(len(s) for s in sequences)
-        fills = {"token_ids": self.pad_id, "kinds": TEXT, "states": 0.0, "actions": 0, "supervised": False}
+        fills = {
+            "token_ids": self.pad_id,
+            "kinds": TEXT,
+            "states": 0.0,
+            "actions": 0,
+            "supervised": False,
+            "goal": False,
+        }
         batch: dict[str, torch.Tensor] = {}
         for name, fill in fills.items():
             columns = []
@@ -162,11 +180,19 @@ class _Pieces:
         self.states: list[torch.Tensor | None] = []
         self.actions: list[torch.Tensor | None] = []
         self.supervised: list[bool] = []
+        self.goal: list[bool] = []
 
     def _add(
-        self, token_id: int, kind: int, state: torch.Tensor | None, action: torch.Tensor | None, supervised: bool
+        self,
+        token_id: int,
+        kind: int,
+        state: torch.Tensor | None,
+        action: torch.Tensor | None,
+        supervised: bool,
+        goal: bool = False,
     ) -> _Pieces:
         self.token_ids.append(token_id)
+        self.goal.append(goal)
         self.kinds.append(kind)
         self.states.append(state)
         self.actions.append(action)
@@ -176,6 +202,14 @@ class _Pieces:
     def text(self, text: str, supervised: bool = False) -> _Pieces:
         for token_id in self.builder.tokenize(text):
             self.token(token_id, supervised)
+        return self
+
+    def goal_text(self, before: str, goal: str, after: str) -> _Pieces:
+        """Prompt text that holds the goal instruction: the tokens of ``before`` and ``goal`` are flagged in
+        ``Sequence.goal``."""
+        token_ids, flags = self.builder.goal_tokens(before, goal, after)
+        for token_id, flag in zip(token_ids, flags):
+            self._add(token_id, TEXT, None, None, False, goal=flag)
         return self
 
     def token(self, token_id: int, supervised: bool = False) -> _Pieces:
@@ -204,4 +238,5 @@ class _Pieces:
             states,
             actions,
             torch.tensor(self.supervised, dtype=torch.bool),
+            torch.tensor(self.goal, dtype=torch.bool),
         )

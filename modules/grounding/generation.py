@@ -41,7 +41,8 @@ class _Decoder:
         self.module, self.use_cache = module, use_cache
         self.embeddings = module.embed(prompt)
         self.mask = prompt["attention_mask"]
-        output = module.decode(self.embeddings, self.mask, use_cache=use_cache)
+        self.goal = prompt.get("goal")
+        output = module.decode(self.embeddings, self.mask, use_cache=use_cache, goal=self.goal)
         self.cache = output.past_key_values if use_cache else None
         self.last_hidden = output.last_hidden_state[:, -1]
 
@@ -53,7 +54,9 @@ class _Decoder:
             self.cache = output.past_key_values
         else:
             self.embeddings = torch.cat([self.embeddings, embedding[:, None]], dim=1)
-            output = self.module.decode(self.embeddings, self.mask)
+            if self.goal is not None:
+                self.goal = torch.cat([self.goal, self.goal.new_zeros(self.goal.shape[0], 1)], dim=1)
+            output = self.module.decode(self.embeddings, self.mask, goal=self.goal)
         self.last_hidden = output.last_hidden_state[:, -1]
         return self.last_hidden
 

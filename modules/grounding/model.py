@@ -14,6 +14,7 @@ projections and heads always train fully. ``finetune="full"`` trains every weigh
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Literal
 
 import torch
@@ -30,6 +31,7 @@ from imaginebench.errors import UserInputError, check_at_least
 from modules.grounding.backbone import build_backbone, fingerprint, load_tokenizer
 from modules.grounding.binned_changes import BinnedChangeHead
 from modules.grounding.generation import explain_rollouts, normalized, token_f1
+from modules.grounding.goal_gated_lora import GoalGate
 from modules.grounding.named_backbones import resolve_backbone
 from modules.grounding.object_frames import ObjectFrameEncoder
 from modules.grounding.state_action_encoder import StateActionEncoder
@@ -100,6 +102,7 @@ class GroundingModule(LightningModule):
         window_steps: int | None = None,
         action_frame: str | None = None,
         action_reads_state: bool = False,
+        pretrained_goal_tokens: bool = False,
     ) -> None:
         """``backbone``: a name from :data:`NAMED_BACKBONES` (e.g. ``smollm2-135m``, built offline into the cache on
         first use), a local HF directory, or None for a Llama of the given sizes built from a config (seeded by
@@ -144,7 +147,8 @@ class GroundingModule(LightningModule):
         collision depends on. ``action_reads_state``: each action slot also gets an MLP of the standardised latest state
         and the action (:class:`StateActionEncoder`), the input of a learned dynamics model, because a backbone that
         reads state and action in separate slots predicted HalfCheetah's next state with four times the squared error of
-        an MLP."""
+        an MLP. ``pretrained_goal_tokens`` (with LoRA): the adapter is off at the goal instruction's tokens, so they are
+        encoded by the pretrained weights alone (:mod:`modules.grounding.goal_gated_lora`)."""
         super().__init__()
         if finetune not in ("lora", "full"):
             raise ValueError(f"grounding: finetune must be 'lora' or 'full', got {finetune!r}")
@@ -173,6 +177,8 @@ class GroundingModule(LightningModule):
         if backbone_lr is not None and backbone_lr <= 0:
             raise UserInputError(f"model.backbone_lr: must be > 0 (or null for model.lr), got {backbone_lr}")
         check_attention_kernel(attn_implementation)
+        if pretrained_goal_tokens and finetune != "lora":
+            raise UserInputError("model.pretrained_goal_tokens: switches the LoRA adapter off; it needs finetune: lora")
         self.save_hyperparameters()
         self.env_spec = EnvSpec(**env_spec)
         backbone_dir = resolve_backbone(backbone)
@@ -205,6 +211,7 @@ class GroundingModule(LightningModule):
             )
             lm = get_peft_model(lm, lora)
         self.lm = lm
+        self.goal_gate = GoalGate(lm) if pretrained_goal_tokens else None
         width = lm.get_input_embeddings().embedding_dim
         spec = self.env_spec
         self.state_projection: nn.Module = (
@@ -319,24 +326,36 @@ class GroundingModule(LightningModule):
         return torch.where(kinds == STATE, states, torch.where(kinds == ACTION, actions, tokens))
 
     def decode(
-        self, embeddings: Tensor, attention_mask: Tensor, past_key_values: Any = None, use_cache: bool = False
+        self,
+        embeddings: Tensor,
+        attention_mask: Tensor,
+        past_key_values: Any = None,
+        use_cache: bool = False,
+        goal: Tensor | None = None,
     ) -> Any:
-        """The backbone's final hidden states (after its last norm), optionally with a KV cache."""
+        """The backbone's final hidden states (after its last norm), optionally with a KV cache. ``goal``
+        ``(B, T)``: the goal instruction's positions among ``embeddings`` (a batch's ``goal``), where the adapter is
+        off with ``pretrained_goal_tokens``."""
         positions = (attention_mask.cumsum(-1) - 1).clamp_min(0)[:, -embeddings.shape[1] :]
-        return self.lm.get_decoder()(
-            inputs_embeds=embeddings,
-            attention_mask=attention_mask,
-            position_ids=positions,
-            past_key_values=past_key_values,
-            use_cache=use_cache,
-        )
+        gate = self.goal_gate.off_at(goal) if self.goal_gate is not None else nullcontext()
+        with gate:
+            return self.lm.get_decoder()(
+                inputs_embeds=embeddings,
+                attention_mask=attention_mask,
+                position_ids=positions,
+                past_key_values=past_key_values,
+                use_cache=use_cache,
+            )
 
     def losses(self, batch: dict[str, Tensor]) -> dict[str, Tensor]:
         """Per-kind losses of next-position prediction on the supervised positions, for the kinds (``state``,
         ``action``, ``text``) the batch supervises, and their weighted ``total``. A kind the batch does not supervise
         (a batch of one grounding task) is left out, not reported as a loss of 0."""
         latest = self.latest_states(batch)  # the action frame's input and the state head's reference
-        hidden = self.decode(self.embed(batch, latest), batch["attention_mask"]).last_hidden_state[:, :-1].float()
+        embeddings = self.embed(batch, latest)
+        hidden = (
+            self.decode(embeddings, batch["attention_mask"], goal=batch.get("goal")).last_hidden_state[:, :-1].float()
+        )
         target_kinds = batch["kinds"][:, 1:]
         supervised = batch["supervised"][:, 1:] & batch["attention_mask"][:, 1:].bool()
         losses: dict[str, Tensor] = {}
