@@ -162,7 +162,8 @@ class OfflineDataModule(LightningDataModule):
         self.dataset_paths: dict[str, list[str | None]] = {}
         """The datasets setup loaded, per source, and for each imaginary one the sha256 of the grounded model it was
         imagined from (``imaginary_checkpoints``), where its next states were read (``imaginary_next_states``;
-        ``None``: no grounded model's) and its rollouts (``imaginary_episodes``); recorded in results.json."""
+        ``None``: no grounded model's), its decoding temperature (``imaginary_temperatures``; 0: greedy) and its
+        rollouts (``imaginary_episodes``); recorded in results.json."""
         self.real_tasks: list[str] = []
         self.tasks: list[str] = []
         self.sampler: MixedSampler | None = None
@@ -189,6 +190,7 @@ class OfflineDataModule(LightningDataModule):
         made_of = {
             "imaginary_checkpoints": ("generator", "checkpoint_sha256"),
             "imaginary_next_states": ("generator", "next_states"),
+            "imaginary_temperatures": ("generator", "temperature"),
             "imaginary_episodes": ("counts", "episodes"),
         }
         for record, keys in made_of.items():  # a path like data/<env>/imaginary-easy outlives its model and size

@@ -93,8 +93,9 @@ def data_sources(data: dict[str, Any]) -> tuple[str, str]:
 def data_description(config: dict[str, Any], datasets: dict[str, Any] | None = None) -> str:
     """What a run trained on, from its config: :func:`data_sources` and the mix; with the ``datasets`` its
     results.json recorded, the grounded models (sha256 prefix) its imaginary data came from, any next-state read
-    other than the rollout's and the rollouts of each dataset, since a level's default data change with the shipped
-    model and its settings (runs recorded before those fields say nothing; their commit does)."""
+    other than the rollout's, any decoding temperature other than greedy and the rollouts of each dataset, since a
+    level's default data change with the shipped model and its settings (runs recorded before those fields say
+    nothing; their commit does)."""
     data = config.get("data", {})
     real, imaginary = data_sources(data)
     if not imaginary or data.get("mix_ratio_real") == 1.0:
@@ -102,9 +103,11 @@ def data_description(config: dict[str, Any], datasets: dict[str, Any] | None = N
     datasets = datasets or {}
     models = sorted({sha[:8] for sha in datasets.get("imaginary_checkpoints", []) if sha})
     reads = sorted({read for read in datasets.get("imaginary_next_states", []) if read and read != "rollout"})
+    sampled = sorted({float(t) for t in datasets.get("imaginary_temperatures", []) if t})
     episodes = [count for count in datasets.get("imaginary_episodes", []) if count]
     if models:
         made_of = [*models, *(f"next states from {read}" for read in reads)]
+        made_of += [f"sampled at temperature {' / '.join(f'{t:g}' for t in sampled)}"] if sampled else []
         made_of += [f"{' / '.join(f'{count:,}' for count in episodes)} rollouts"] if episodes else []
         imaginary += f" (model {', '.join(made_of)})"
     mix = "concat" if data.get("mix_mode") == "concat" else f"{data.get('mix_ratio_real', 0.5):.0%} real"

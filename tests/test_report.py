@@ -113,6 +113,10 @@ def test_the_grounded_models_a_run_recorded_for_its_imaginary_data_are_named():
     assert data_description(config, read) == (
         "real train; imaginary easy, hard (model 6e7153ca, next states from dynamics); 85% real"
     )
+    sampled = {**recorded, "imaginary_temperatures": [1.0, 0.0, None]}
+    assert data_description(config, sampled) == (
+        "real train; imaginary easy, hard (model 6e7153ca, sampled at temperature 1); 85% real"
+    )
     sized = {**recorded, "imaginary_episodes": [7000, 700, None]}
     assert (
         data_description(config, sized)

@@ -269,12 +269,13 @@ def test_the_record_of_loaded_datasets_names_the_grounded_model_each_imaginary_o
     grounded = write_synthetic(
         tmp_path / "grounded",
         "imaginary",
-        generator={"kind": "grounded-lm", "checkpoint_sha256": "ab12", "next_states": "dynamics"},
+        generator={"kind": "grounded-lm", "checkpoint_sha256": "ab12", "next_states": "dynamics", "temperature": 1.0},
     )
     data = make_data({**paths, "imaginary": [*paths["imaginary"], grounded]})
     assert data.dataset_paths["imaginary"] == [*paths["imaginary"], grounded]
     assert data.dataset_paths["imaginary_checkpoints"] == [None, "ab12"]
     assert data.dataset_paths["imaginary_next_states"] == [None, "dynamics"]
+    assert data.dataset_paths["imaginary_temperatures"] == [None, 1.0]
     assert data.dataset_paths["imaginary_episodes"] == [
         load_episodes(path).num_episodes for path in data.dataset_paths["imaginary"]
     ]
