@@ -31,7 +31,7 @@ from torch import Tensor
 
 from datamodules.grounding_prompts import STATE
 from imaginebench.collect import episode_seed
-from imaginebench.commands.imagine import load_grounded_model
+from imaginebench.commands.imagine import imagination_starts, load_grounded_model
 from imaginebench.registry import get_domain, make
 from modules.grounding.generation import ImaginedBatch, imagine_rollouts
 
@@ -93,18 +93,11 @@ def main() -> None:
     for start in range(0, args.rollouts, args.batch_size):
         chunk = range(start, min(start + args.batch_size, args.rollouts))
         envs = [make(args.env, args.level) for _ in chunk]
-        first_states, instructions = [], []
-        for env, index in zip(envs, chunk):
-            observation, info = env.reset(
-                seed=episode_seed(args.seed, index), options={"task": tasks[index % len(tasks)]}
-            )
-            first_states.append(torch.from_numpy(observation["state"]))
-            instructions.append(info["instruction"])
+        first_states, instructions, chunk_seed = imagination_starts(envs, tasks, args.seed, chunk)
 
         def goal_reached(row: int, states: Tensor, envs: list = envs) -> bool:
             return bool(envs[row].success_flags(states.numpy())[-1])
 
-        chunk_seed = episode_seed(args.seed, chunk.start)
         candidates = [
             imagine_rollouts(
                 module,
@@ -135,11 +128,11 @@ def main() -> None:
     for task, entries in rows.items():
         reached = torch.stack([r for r, _ in entries])
         line = f"{task:12}{reached[:, 0].mean():7.1%}{reached.mean():7.1%}{reached.max(1).values.mean():7.1%}"
+        mixed = (reached.sum(1) > 0) & (reached.sum(1) < reached.shape[1])  # starts with reaching and missing ones
+        hit, miss = reached[mixed].bool(), ~reached[mixed].bool()
         for name in judges:
             score = torch.stack([s[name] for _, s in entries])
             kept = reached.gather(1, score.argmax(1, keepdim=True)).mean()
-            mixed = (reached.sum(1) > 0) & (reached.sum(1) < reached.shape[1])
-            hit, miss = reached[mixed].bool(), ~reached[mixed].bool()
             gap = ((score[mixed] * hit).sum(1) / hit.sum(1) - (score[mixed] * miss).sum(1) / miss.sum(1)).mean()
             line += f"{kept:13.1%}{float(gap) if mixed.any() else float('nan'):+8.2f}"
         print(line)

@@ -41,7 +41,7 @@ def test_the_explanation_score_sums_what_the_text_loss_averages(module_and_rollo
     sequence = module.builder.explanation(*module.explained_part(rollout.states, rollout.actions), rollout.instruction)
     with torch.no_grad():
         loss = module.losses(collated(module, sequence))["text"]
-    tokens = int((sequence.supervised[1:]).sum())
+    tokens = int(sequence.supervised[1:].sum())
     score = candidate_judges.explanation_scores(module, as_batch(rollout), [rollout.instruction])
     assert score.shape == (1,)
     torch.testing.assert_close(score[0], -loss * tokens, rtol=1e-4, atol=1e-4)

@@ -57,6 +57,19 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def imagination_starts(
+    envs: list, tasks: list[str], seed: int, chunk: range
+) -> tuple[list[torch.Tensor], list[str], int]:
+    """First states and instructions of rollouts ``chunk`` of a run (see the module docstring), one env each, and the
+    seed of the chunk's sampling generator."""
+    first_states, instructions = [], []
+    for env, index in zip(envs, chunk):
+        observation, info = env.reset(seed=episode_seed(seed, index), options={"task": tasks[index % len(tasks)]})
+        first_states.append(torch.from_numpy(observation["state"]))
+        instructions.append(info["instruction"])
+    return first_states, instructions, episode_seed(seed, chunk.start)
+
+
 def imagine_episodes(
     module,
     env_id: str,
@@ -80,12 +93,8 @@ def imagine_episodes(
     texts: dict[str, int] = {}
     for start in range(indices.start, indices.stop, batch_size):
         chunk = range(start, min(start + batch_size, indices.stop))
-        first_states, instructions = [], []
-        for env, index in zip(envs, chunk):
-            observation, info = env.reset(seed=episode_seed(seed, index), options={"task": tasks[index % len(tasks)]})
-            first_states.append(torch.from_numpy(observation["state"]))
-            instructions.append(info["instruction"])
-        generator = torch.Generator(module.device).manual_seed(episode_seed(seed, chunk.start))
+        first_states, instructions, sampling_seed = imagination_starts(envs, tasks, seed, chunk)
+        generator = torch.Generator(module.device).manual_seed(sampling_seed)
 
         def goal_reached(row: int, states: torch.Tensor) -> bool:
             return bool(envs[row].success_flags(states.numpy())[-1])
