@@ -39,3 +39,24 @@ def test_loss_and_gradients_are_torchrls_bc_loss(env_spec):
     torch.testing.assert_close(
         [p.grad for p in module.actor.parameters()], [g for g in their_gradients if g is not None]
     )
+
+
+def test_the_log_probability_penalty_is_d3rlpys_discrete_bc_loss():
+    """d3rlpy 2.8.1's DiscreteBC: nll of log_softmax plus beta · mean(Categorical.logits²), torch's
+    Categorical normalising its logits to log-probabilities; the default squares the raw logits instead."""
+    torch.manual_seed(0)
+    logits, action = torch.randn(16, 7) * 3 + 2, torch.randint(7, (16,))
+    log_probs = torch.distributions.Categorical(logits=logits).logits
+    d3rlpy = torch.nn.functional.nll_loss(log_probs, action, reduction="none") + 0.5 * log_probs.pow(2).mean(-1)
+    torch.testing.assert_close(penalized_cross_entropy(logits, action, 0.5, "log_probabilities"), d3rlpy)
+    assert not torch.allclose(penalized_cross_entropy(logits, action, 0.5), d3rlpy)
+
+
+def test_bc_squares_what_logit_penalty_on_names():
+    torch.manual_seed(0)
+    batch = InstructionBandit(DISCRETE).batch(32)
+    for penalty_on in ("logits", "log_probabilities"):
+        module = BC(DISCRETE, logit_penalty_on=penalty_on)
+        logits = module.actor(batch.clone())["action"]
+        expected = penalized_cross_entropy(logits, batch["action"], 0.5, penalty_on)
+        torch.testing.assert_close(module.losses(batch.clone())["loss_bc"], expected)
