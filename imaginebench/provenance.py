@@ -51,18 +51,24 @@ def _cpuinfo() -> tuple[str, str]:
 def cpu_bfloat16_units() -> str | None:
     """``"AMX"``, ``"AVX512-BF16"``, ``""`` where the CPU has neither (its bfloat16 products then run far slower than
     float32: 1.3 against 68.8 GFLOP/s on an AVX2-only AMD EPYC), or ``None`` where ``/proc/cpuinfo`` does not say."""
-    flags = _cpuinfo()[1].split()
-    if not flags:
+    return _bfloat16_units(_cpuinfo()[1])
+
+
+def _bfloat16_units(flags: str) -> str | None:
+    """:func:`cpu_bfloat16_units` from the flags line already read."""
+    present = flags.split()
+    if not present:
         return None
-    return next((units for flag, units in BFLOAT16_UNITS.items() if flag in flags), "")
+    return next((units for flag, units in BFLOAT16_UNITS.items() if flag in present), "")
 
 
 def machine_name() -> str:
     """The CPU's model name (``/proc/cpuinfo`` where Linux has it, else the platform's processor string), its
     bfloat16 matrix units if any (:func:`cpu_bfloat16_units`: two "AMD EPYC"s' bf16 products ran at 484 and 1.3
     GFLOP/s) and how many cores this process may use: ``"Intel(R) Xeon(R) Processor with AMX, 2 cores"``."""
-    model = _cpuinfo()[0] or platform.processor() or platform.machine()
-    units = cpu_bfloat16_units()
+    model, flags = _cpuinfo()
+    model = model or platform.processor() or platform.machine()
+    units = _bfloat16_units(flags)
     cores = affinity_cores()
     return f"{model}{f' with {units}' if units else ''}, {cores} core{'s' if cores != 1 else ''}"
 

@@ -79,8 +79,10 @@ class BC(OfflineRLModule):
         obs = observation(batch)
         if self.env_spec.is_discrete:
             logits = actor_network(self.actor)(obs)
-            penalty = self.hparams.logit_penalty, self.hparams.logit_penalty_on
-            return {"loss_bc": penalized_cross_entropy(logits, batch[ACTION], *penalty)}
+            loss = penalized_cross_entropy(
+                logits, batch[ACTION], self.hparams.logit_penalty, self.hparams.logit_penalty_on
+            )
+            return {"loss_bc": loss}
         action = deterministic_action(self.actor, self.env_spec, obs)
         return {"loss_bc": F.mse_loss(action, batch[ACTION], reduction="none").mean(-1)}
 
