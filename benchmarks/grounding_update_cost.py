@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/grounding_update_cost.py --config lightning_config/grounding/babyai.yaml \\
         [--steps 20 80] [--threads 1] [-- EXTRA_GROUND_ARGS ...]
 
-Runs ``imaginebench ground`` twice as child processes, for the two update counts, with validation off; the
-difference of their CPU seconds over the difference of their updates leaves out what a run pays once (imports,
+Runs ``imaginebench ground`` as child processes, for the two update counts, with validation off, after a 1-update
+run that builds what a config's first run builds once (exploration data, the backbone's cached folder); the
+difference of their CPU seconds over the difference of their updates leaves out what every run pays once (imports,
 data, building the backbone). The full run's planned updates are read from the config file:
 ``trainer.max_epochs × data.batches_per_epoch``.
 """
@@ -76,8 +77,16 @@ def main() -> None:
     planned = planned_updates(Path(args.config))
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     with tempfile.TemporaryDirectory() as root:
+        # What the first run of a config builds once (exploration data, the backbone's cached folder) would otherwise
+        # fall into the FEW run and make the difference meaningless (a negative cost per update was measured).
+        run_child(ground_command(args.config, 1, root, extra))
         cpu_few, cpu_more = (run_child(ground_command(args.config, steps, root, extra)) for steps in (few, more))
     per_update = (cpu_more - cpu_few) / (more - few)
+    if per_update <= 0:
+        raise SystemExit(
+            f"grounding_update_cost: {more} updates cost no more CPU than {few} ({cpu_more:.1f} against "
+            f"{cpu_few:.1f} s): the machine's load moved between the runs; run it again on an idle machine"
+        )
     once = cpu_few - few * per_update
     print(f"{args.config} {' '.join(extra)}".strip())
     print(f"  {few} updates: {cpu_few:.1f} CPU s; {more} updates: {cpu_more:.1f} CPU s ({args.threads} thread(s))")
